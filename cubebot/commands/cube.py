@@ -1,0 +1,109 @@
+"""``cubebot solve | apply | show | scramble``: the cube and its solvers from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cubebot.render import ansi_net, write_net_png
+from solver import Cube, format_moves, scramble, solve
+
+__all__ = ["register"]
+
+
+def _print_net(facelets: str) -> None:
+    print(ansi_net(facelets) if sys.stdout.isatty() else Cube(facelets).__str__())
+
+
+def _solve(args: argparse.Namespace) -> int:
+    options = {}
+    if args.max_length is not None:
+        options["max_length"] = args.max_length
+    if args.timeout is not None:
+        options["timeout"] = args.timeout
+    if args.optimal:
+        options["optimal"] = True
+    if args.faces is not None:
+        options["faces"] = args.faces
+    cube = Cube(args.facelets)
+    solution = solve(cube, metric=args.metric, target=args.target, **options)
+    if args.json:
+        print(json.dumps({
+            "facelets": cube.facelets,
+            "moves": str(solution),
+            "length": len(solution),
+            "metric": solution.metric,
+            "optimal": solution.optimal,
+        }))
+    else:
+        print(str(solution) if solution.moves else "(already solved: no moves)")
+    return 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    start = Cube(args.start) if args.start else Cube.solved(args.size or 3)
+    if args.start and args.size and start.size != args.size:
+        raise ValueError(f"--from gives a {start.size}x{start.size} but --size is {args.size}")
+    cube = start.apply(args.moves)
+    if args.json:
+        print(json.dumps({"facelets": cube.facelets}))
+    else:
+        print(cube.facelets)
+        _print_net(cube.facelets)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    cube = Cube(args.facelets)
+    _print_net(cube.facelets)
+    if args.png:
+        print(f"wrote {write_net_png(cube.facelets, args.png)}")
+    return 0
+
+
+def _scramble(args: argparse.Namespace) -> int:
+    cube, moves = scramble(args.size, args.seed)
+    if args.json:
+        print(json.dumps({"size": args.size, "seed": args.seed, "scramble": format_moves(moves),
+                          "facelets": cube.facelets}))
+    else:
+        print(format_moves(moves))
+        print(cube.facelets)
+        _print_net(cube.facelets)
+    return 0
+
+
+def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+    """Add solve, apply, show and scramble to the command line."""
+    p = commands.add_parser("solve", help="solve a cube given as a facelet string or colour scan",
+                            description="Print the moves that solve a 2x2 (24 letters, optimal) "
+                                        "or a 3x3 (54 letters, two-phase).")
+    p.add_argument("facelets", help="URFDLB facelet string, or a scan in any six colour letters")
+    p.add_argument("--metric", choices=["htm", "qtm"], default="htm",
+                   help="half-turn (R2 = 1) or quarter-turn (R2 = 2) metric")
+    p.add_argument("--target", help="solve to this position instead of solved")
+    p.add_argument("--max-length", type=int, help="longest solution accepted")
+    p.add_argument("--timeout", type=float, help="seconds to search (3x3)")
+    p.add_argument("--optimal", action="store_true", help="prove the shortest solution (3x3)")
+    p.add_argument("--faces", help="turn only these faces, e.g. URFDL for a rig without B (3x3)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_solve)
+
+    p = commands.add_parser("apply", help="apply moves and print the facelet string and net")
+    p.add_argument("moves", help="moves in any accepted notation, e.g. \"R U R' U'\" or RUR'U'")
+    p.add_argument("--size", type=int, choices=[2, 3], default=None, help="cube size (default 3)")
+    p.add_argument("--from", dest="start", help="start from this facelet string, not solved")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_apply)
+
+    p = commands.add_parser("show", help="draw a facelet string as a net (text, optionally PNG)")
+    p.add_argument("facelets", help="URFDLB facelet string, or a scan in any six colour letters")
+    p.add_argument("--png", help="also write the net as a PNG picture to this file")
+    p.set_defaults(func=_show)
+
+    p = commands.add_parser("scramble", help="a uniformly random position and moves reaching it")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--seed", type=int, help="random seed, for a repeatable scramble")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_scramble)

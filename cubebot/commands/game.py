@@ -1,0 +1,38 @@
+"""``cubebot game``: the 2x2 board game, in a terminal or fed from standard input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional
+
+from cubebot.game import Game
+
+__all__ = ["register"]
+
+
+def _read_line(prompt: str) -> Optional[str]:
+    if sys.stdin.isatty():
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+    sys.stdout.write(prompt)
+    line = sys.stdin.readline()
+    sys.stdout.write("\n")
+    return line if line else None
+
+
+def _game(args: argparse.Namespace) -> int:
+    game = Game.new(args.players, args.points, args.seed)
+    winner = game.play(_read_line, sys.stdout)
+    return 0 if winner is not None else 1
+
+
+def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+    """Add the game to the command line."""
+    p = commands.add_parser("game", help="a 2x2 board game: roll a die, turn, solve to win")
+    p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    p.add_argument("--points", type=int, default=3, help="hint points per player (default 3)")
+    p.add_argument("--seed", type=int, help="seed for the cube and the die")
+    p.set_defaults(func=_game)

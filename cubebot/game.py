@@ -1,0 +1,116 @@
+"""A board game played at one 2x2: roll a die, make that many turns, solve it to win.
+
+Players start with the same number of points. On a turn the die says how many turns (1-6)
+the player must make; before moving, a player may spend a point for a hint (how many moves
+the cube is from solved, read from the 2x2 table). Whoever leaves the cube solved during
+their turn wins. Input and output are streams, so the game runs in a terminal and in tests.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Optional, TextIO
+
+from solver import Cube, InvalidMoveError, distance, parse_moves
+
+__all__ = ["Player", "Game"]
+
+
+@dataclass
+class Player:
+    """One player: a name and the points left for hints."""
+
+    name: str
+    points: int
+
+
+@dataclass
+class Game:
+    """The game state: the cube, the players, whose turn it is, and the seeded die."""
+
+    players: list[Player]
+    cube: Cube
+    rng: random.Random
+    turn: int = 0
+    winner: Optional[Player] = None
+    moves_made: list[str] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, n_players: int = 2, points: int = 3, seed: Optional[int] = None) -> "Game":
+        """Return a game on a random 2x2 position (never solved at the start).
+
+        Raises:
+            ValueError: fewer than two players or negative points.
+        """
+        if n_players < 2:
+            raise ValueError(f"players={n_players}: the game needs at least 2 players")
+        if points < 0:
+            raise ValueError(f"points={points}: points for hints cannot be negative")
+        rng = random.Random(seed)
+        cube = Cube.random(2, rng)
+        while cube.is_solved:
+            cube = Cube.random(2, rng)
+        players = [Player(f"Player {i + 1}", points) for i in range(n_players)]
+        return cls(players, cube, rng)
+
+    def roll(self) -> int:
+        """Return a throw of the die, 1 to 6."""
+        return self.rng.randint(1, 6)
+
+    def play(self, read: Callable[[str], Optional[str]], out: TextIO) -> Optional[Player]:
+        """Play until someone wins or input ends; return the winner (None if abandoned).
+
+        ``read(prompt)`` returns one line of input, or None at end of input.
+        """
+        out.write(f"A 2x2 board game for {len(self.players)} players. Scrambled cube:\n")
+        out.write(str(self.cube) + "\n")
+        while self.winner is None:
+            player = self.players[self.turn % len(self.players)]
+            throw = self.roll()
+            out.write(f"\n{player.name} rolls {throw}: make {throw} turn(s) "
+                      f"({player.points} hint point(s) left).\n")
+            if not self._take_turn(player, throw, read, out):
+                out.write("Input ended; the game is abandoned.\n")
+                return None
+            out.write(str(self.cube) + "\n")
+            self.turn += 1
+        out.write(f"\n{self.winner.name} solved the cube and wins!\n")
+        return self.winner
+
+    def _take_turn(self, player: Player, throw: int,
+                   read: Callable[[str], Optional[str]], out: TextIO) -> bool:
+        while True:
+            line = read(f"{player.name}, {throw} turn(s), 'hint' or 'quit': ")
+            if line is None:
+                return False
+            line = line.strip()
+            if line.lower() == "quit":
+                return False
+            if line.lower() == "hint":
+                if player.points == 0:
+                    out.write("No points left for a hint.\n")
+                    continue
+                player.points -= 1
+                out.write(f"Hint: the cube is {distance(self.cube)} move(s) from solved "
+                          f"({player.points} point(s) left).\n")
+                continue
+            try:
+                moves = parse_moves(line)
+            except InvalidMoveError as err:
+                out.write(f"{err}. Try again.\n")
+                continue
+            if any(m.is_rotation for m in moves):
+                out.write("Whole-cube rotations do not count as turns. Try again.\n")
+                continue
+            if len(moves) != throw:
+                out.write(f"You rolled {throw}: enter exactly {throw} turn(s), "
+                          f"you entered {len(moves)}. Try again.\n")
+                continue
+            for move in moves:
+                self.cube = self.cube.apply((move,))
+                self.moves_made.append(str(move))
+                if self.cube.is_solved:
+                    self.winner = player
+                    break
+            return True

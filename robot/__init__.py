@@ -1,0 +1,1 @@
+"""robot package (see ARCHITECTURE)."""

@@ -1,0 +1,36 @@
+"""The cube itself and every solver: notation, facelets, cubies, validation, tables, search.
+
+>>> from solver import Cube, solve
+>>> cube = Cube.solved(2).apply("R U R' U'")
+>>> str(solve(cube))
+"U R U' R'"
+"""
+
+from solver.cube import SOLVED_2, SOLVED_3, Cube, net
+from solver.cubie import CubieCube
+from solver.errors import (
+    CubeError,
+    DuplicatePieceError,
+    FaceletError,
+    FlippedEdgeError,
+    ImpossibleCubeError,
+    InvalidMoveError,
+    NoSolutionError,
+    NotAFaceletStringError,
+    ParityError,
+    SolveError,
+    TwistedCornerError,
+    UnknownPieceError,
+)
+from solver.geometry import Corner, Edge
+from solver.notation import Face, Move, format_moves, htm, invert, parse_moves, qtm, simplify
+from solver.solve import Solution, distance, scramble, solve
+
+__all__ = [
+    "Cube", "CubieCube", "SOLVED_2", "SOLVED_3", "net",
+    "Face", "Corner", "Edge", "Move", "parse_moves", "format_moves", "invert", "simplify",
+    "htm", "qtm", "Solution", "solve", "distance", "scramble",
+    "CubeError", "InvalidMoveError", "FaceletError", "NotAFaceletStringError",
+    "ImpossibleCubeError", "UnknownPieceError", "DuplicatePieceError", "TwistedCornerError",
+    "FlippedEdgeError", "ParityError", "SolveError", "NoSolutionError",
+]

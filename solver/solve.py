@@ -1,0 +1,154 @@
+"""The one entry point for solving: :func:`solve` for both sizes, and :func:`scramble`."""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional, Union
+
+from solver import cube2
+from solver.cube import Cube
+from solver.errors import NoSolutionError, SolveError
+from solver.notation import Move, format_moves, htm, invert, qtm, simplify
+
+__all__ = ["Solution", "solve", "distance", "scramble", "as_cube"]
+
+log = logging.getLogger(__name__)
+
+CubeLike = Union[str, Cube]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A checked solution: ``str()`` gives WCA notation, ``len()`` the length in ``metric``.
+
+    ``optimal`` is True only when the solver proved that no shorter solution exists.
+    """
+
+    moves: tuple[Move, ...]
+    metric: str = "htm"
+    optimal: bool = False
+    start: Optional[Cube] = field(default=None, compare=False, repr=False)
+    target: Optional[Cube] = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return format_moves(self.moves)
+
+    def __len__(self) -> int:
+        return qtm(self.moves) if self.metric == "qtm" else htm(self.moves)
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self.moves)
+
+    @property
+    def htm(self) -> int:
+        """Return the length in the half-turn metric."""
+        return htm(self.moves)
+
+    @property
+    def qtm(self) -> int:
+        """Return the length in the quarter-turn metric."""
+        return qtm(self.moves)
+
+
+def as_cube(cube: CubeLike, size: Optional[int] = None) -> Cube:
+    """Return ``cube`` as a :class:`Cube` (a facelet string or colour scan is parsed).
+
+    Raises:
+        NotAFaceletStringError, ImpossibleCubeError: the string is not a real cube.
+        TypeError: ``cube`` is neither text nor a Cube.
+    """
+    if isinstance(cube, Cube):
+        return cube
+    if isinstance(cube, str):
+        return Cube(cube, size=size)
+    raise TypeError(f"expected a facelet string or a Cube, got {type(cube).__name__}")
+
+
+def _relative(start: Cube, target: Optional[Cube]) -> Cube:
+    """Return the position whose solutions take ``start`` to ``target``.
+
+    ``start * m == target`` exactly when ``(target^-1 * start) * m`` is solved.
+    """
+    if target is None:
+        return start
+    return Cube.from_cubies(target.cubies.inverse() * start.cubies)
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in ("htm", "qtm"):
+        raise ValueError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
+
+
+def _solve2(cube: Cube, metric: str, options: dict[str, Any]) -> Solution:
+    max_length = options.pop("max_length", None)
+    options.pop("timeout", None)  # the table answers at once
+    options.pop("optimal", None)  # always optimal
+    if options:
+        raise TypeError(
+            f"the 2x2 solver has no option(s) {', '.join(sorted(options))}; "
+            "it takes metric, target and max_length"
+        )
+    moves = cube2.solve_optimal(cube.cubies, metric, max_length)
+    if moves is None:
+        raise NoSolutionError(
+            f"this 2x2 needs {cube2.distance(cube.cubies, metric)} moves ({metric}), "
+            f"more than max_length={max_length}"
+        )
+    # a quarter-turn solution may turn a face twice in a row: print that as one half turn
+    return Solution(simplify(moves), metric, optimal=True)
+
+
+def solve(cube: CubeLike, *, metric: str = "htm", target: Optional[CubeLike] = None,
+          **options: Any) -> Solution:
+    """Return a solution of ``cube`` (to solved, or to ``target``), checked by applying it.
+
+    A 2x2 is solved optimally from its distance table, with turns of the three faces away from
+    the DBL corner, named in the cube's own frame. A 3x3 goes to the two-phase solver, which
+    takes the options ``max_length``, ``timeout``, ``optimal``, ``faces`` and ``cost``.
+
+    Raises:
+        NotAFaceletStringError, ImpossibleCubeError: the input is not a real cube.
+        NoSolutionError: no solution within ``max_length`` / ``timeout``.
+        ValueError: a bad option value (e.g. unknown metric, target of another size).
+    """
+    _check_metric(metric)
+    start = as_cube(cube)
+    goal = as_cube(target, start.size) if target is not None else None
+    if goal is not None and goal.size != start.size:
+        raise ValueError(f"the target is a {goal.size}x{goal.size} but the cube is "
+                         f"{start.size}x{start.size}")
+    relative = _relative(start, goal)
+    if start.size == 2:
+        solution = _solve2(relative, metric, dict(options))
+    else:
+        from solver.cube3 import solve3  # the two-phase solver is imported on first 3x3 use
+
+        solution = solve3(relative, metric=metric, **options)
+    reached = start.apply(solution.moves)
+    expected = goal if goal is not None else Cube.solved(start.size)
+    if reached != expected:
+        raise SolveError(f"internal error: {solution} does not solve {start!r}; please report it")
+    log.debug("solved %s in %d moves (%s)", start.facelets, len(solution), metric)
+    return Solution(solution.moves, metric, solution.optimal, start, goal)
+
+
+def distance(cube: CubeLike, metric: str = "htm") -> int:
+    """Return the number of moves to solved of a 2x2 (from its table).
+
+    Raises:
+        ValueError: the cube is a 3x3 (use ``solve(..., optimal=True)``), or a bad metric.
+    """
+    _check_metric(metric)
+    start = as_cube(cube)
+    if start.size != 2:
+        raise ValueError("distance() reads the 2x2 table; for a 3x3 use solve(cube, optimal=True)")
+    return cube2.distance(start.cubies, metric)
+
+
+def scramble(size: int = 3, seed: Union[int, random.Random, None] = None,
+             **options: Any) -> tuple[Cube, tuple[Move, ...]]:
+    """Return a uniformly random position and a move sequence that reaches it from solved."""
+    cube = Cube.random(size, seed)
+    return cube, invert(solve(cube, **options).moves)
