@@ -17,7 +17,7 @@ from cubebot import __version__
 __all__ = ["main", "build_parser"]
 
 #: Command modules under cubebot.commands, in the order their commands are listed.
-COMMAND_MODULES = ("cube", "game")
+COMMAND_MODULES = ("cube", "game", "colour", "vision", "robot")
 
 EXIT_USAGE = 2
 
