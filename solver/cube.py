@@ -34,7 +34,14 @@ class Cube:
     def __init__(self, facelets: str = SOLVED_3, *, size: Optional[int] = None) -> None:
         faces, cubies = parse_facelets(facelets, size)
         self._facelets = faces
-        self.__dict__["cubies"] = cubies
+        self.__dict__["cubies"] = cubies  # already read while checking
+
+    @classmethod
+    def _trusted(cls, faces: str) -> "Cube":
+        """Return a Cube of face letters known to be a real, normalised position (no checks)."""
+        cube = cls.__new__(cls)
+        cube._facelets = faces
+        return cube
 
     @classmethod
     def from_facelets(cls, facelets: str, *, size: Optional[int] = None) -> "Cube":
@@ -81,12 +88,15 @@ class Cube:
         Raises:
             InvalidMoveError: the text does not parse.
         """
+        moved = as_moves(moves)
         stickers = np.frombuffer(self._facelets.encode("ascii"), dtype=np.uint8)
-        for move in as_moves(moves):
+        for move in moved:
             stickers = stickers[move_permutation(move, self.size)]
         text = stickers.tobytes().decode("ascii")
+        if self.size == 3 and not any(m.is_rotation for m in moved):
+            return Cube._trusted(text)  # face turns keep the centres in place
         faces, _ = normalise(text, self.size)
-        return Cube(faces, size=self.size)
+        return Cube._trusted(faces)
 
     @property
     def is_solved(self) -> bool:

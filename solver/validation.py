@@ -247,8 +247,7 @@ def _check_unique(kind: str, pieces: list[int], names: list[str], symbols: Mappi
             at = " and ".join("-".join(names[p]) for p in positions)
             raise DuplicatePieceError(
                 f"the {kind} {colours} appears {len(positions)} times, at {at}; "
-                f"the {kind} {' and '.join(_describe(symbols, tuple(m)) for m in missing)} "
-                "is missing"
+                f"missing: {', '.join(_describe(symbols, tuple(m)) for m in missing)}"
             )
 
 

@@ -1,0 +1,96 @@
+"""The command line: solve, apply, show, scramble; errors as one line with exit status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cubebot.cli import main
+from solver import SOLVED_2, Cube, parse_moves
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_solve_prints_moves_that_solve_the_two_by_two(capsys: pytest.CaptureFixture[str]) -> None:
+    cube = Cube.solved(2).apply("R U R' F")
+    status, out, _ = run(capsys, "solve", cube.facelets)
+    assert status == 0
+    assert cube.apply(parse_moves(out)).is_solved
+
+
+def test_solve_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    cube = Cube.solved(2).apply("R2 U")
+    status, out, _ = run(capsys, "solve", cube.facelets, "--metric", "qtm", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data == {"facelets": cube.facelets, "moves": "U' R2", "length": 3, "metric": "qtm",
+                    "optimal": True}
+
+
+def test_solve_to_a_target(capsys: pytest.CaptureFixture[str]) -> None:
+    start, goal = Cube.random(2, 1), Cube.random(2, 2)
+    status, out, _ = run(capsys, "solve", start.facelets, "--target", goal.facelets)
+    assert status == 0
+    assert start.apply(parse_moves(out)) == goal
+
+
+def test_bad_facelets_give_one_line_and_status_two(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "solve", SOLVED_2[:-1])
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "24 (2x2), got 23" in err
+    assert "Traceback" not in err
+
+
+def test_bad_move_names_the_token(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "apply", "R U Q")
+    assert status == 2
+    assert "'Q' at position 5" in err
+
+
+def test_apply_prints_facelets_and_net(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "apply", "RUR'U'", "--size", "2")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == Cube.solved(2).apply("R U R' U'").facelets
+    assert len(lines) == 1 + 6
+
+
+def test_apply_from_a_position_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    start = Cube().apply("F")
+    status, out, _ = run(capsys, "apply", "F'", "--from", start.facelets, "--json")
+    assert status == 0
+    assert json.loads(out) == {"facelets": Cube().facelets}
+
+
+def test_show_writes_a_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import cv2
+
+    png = tmp_path / "net.png"
+    status, out, _ = run(capsys, "show", Cube().apply("R").facelets, "--png", str(png))
+    assert status == 0
+    image = cv2.imread(str(png))
+    assert image is not None and image.shape[2] == 3
+    assert image.shape[1] > image.shape[0]
+
+
+def test_scramble_reaches_the_printed_position(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "scramble", "--size", "2", "--seed", "4", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert Cube.solved(2).apply(data["scramble"]) == Cube(data["facelets"])
+    status, again, _ = run(capsys, "scramble", "--size", "2", "--seed", "4", "--json")
+    assert again == out
+
+
+def test_no_command_prints_help_and_status_two(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys)
+    assert status == 2
+    assert "usage" in err
