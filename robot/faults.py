@@ -1,0 +1,99 @@
+"""Line faults for the simulated rig: drop, corrupt, duplicate and delay bytes on the wire.
+
+Each direction of the simulated cable is a :class:`FaultyWire`: bytes go in, and come out
+(some lost, some with one bit flipped -- the usual shape of line noise -- some twice, all late
+by ``delay`` milliseconds) when their time has come.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from typing import Optional
+
+__all__ = ["Faults", "FaultyWire"]
+
+
+def _rate(name: str, value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name}={value!r} is a probability: give a number from 0 to 1")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Faults:
+    """The faults a simulated rig injects.
+
+    ``drop``, ``corrupt`` and ``duplicate`` are per-byte probabilities applied in both
+    directions; ``delay`` is milliseconds added to every byte. ``stall_at`` and ``endstop_at``
+    make the rig's n-th executed move (counting from 1) fail with that fault; ``boot_delay`` is
+    the seconds a rig stays deaf after (re)booting, as boards that reset when the port opens do.
+
+    Raises (from the constructor):
+        ValueError: a probability outside 0..1 or a negative time.
+    """
+
+    drop: float = 0.0
+    corrupt: float = 0.0
+    duplicate: float = 0.0
+    delay: float = 0.0
+    stall_at: Optional[int] = None
+    endstop_at: Optional[int] = None
+    boot_delay: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("drop", "corrupt", "duplicate"):
+            _rate(name, getattr(self, name))
+        if self.delay < 0 or self.boot_delay < 0:
+            raise ValueError("delay and boot_delay are times: give numbers >= 0")
+
+    @property
+    def on_wire(self) -> bool:
+        """Return True when bytes on the wire are touched at all."""
+        return bool(self.drop or self.corrupt or self.duplicate or self.delay)
+
+
+class FaultyWire:
+    """One direction of the simulated cable: bytes in, faulty bytes out when due."""
+
+    def __init__(self, faults: Faults, rng: random.Random) -> None:
+        self.faults = faults
+        self._rng = rng
+        self._due: deque[tuple[float, bytes]] = deque()
+        self.dropped = 0
+        self.corrupted = 0
+        self.duplicated = 0
+
+    def send(self, data: bytes, now: float) -> None:
+        """Put ``data`` on the wire at time ``now`` (seconds)."""
+        if not data:
+            return
+        f = self.faults
+        if f.drop or f.corrupt or f.duplicate:
+            out = bytearray()
+            for byte in data:
+                if f.drop and self._rng.random() < f.drop:
+                    self.dropped += 1
+                    continue
+                if f.corrupt and self._rng.random() < f.corrupt:
+                    byte ^= 1 << self._rng.randrange(8)
+                    self.corrupted += 1
+                out.append(byte)
+                if f.duplicate and self._rng.random() < f.duplicate:
+                    out.append(byte)
+                    self.duplicated += 1
+            data = bytes(out)
+        if data:
+            self._due.append((now + f.delay / 1000.0, data))
+
+    def receive(self, now: float) -> bytes:
+        """Return the bytes whose time has come by ``now``."""
+        out = bytearray()
+        while self._due and self._due[0][0] <= now:
+            out += self._due.popleft()[1]
+        return bytes(out)
+
+    def clear(self) -> None:
+        """Forget the bytes still on the wire (the cable was pulled)."""
+        self._due.clear()

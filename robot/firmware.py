@@ -1,0 +1,244 @@
+"""The rig's side of the protocol: a simulated firmware with a clock, motors and a cube.
+
+:class:`Firmware` is pure logic: bytes in with the current time, bytes out. It executes a
+sequenced frame only when its number is the next one, answers a repeat from its replay cache
+without executing it again, and asks for a resend on a gap. Moves wait in a queue and turn the
+firmware's own cube when their motor time has passed. The transport (a pseudo-terminal or the
+in-process URL handler) lives in :mod:`robot.simulator`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import Optional
+
+from robot.faults import Faults
+from robot.model import RigModel
+from robot.protocol import PROTOCOL_VERSION, SEQ_MODULUS, Frame, FrameParser, encode, seq_after
+from solver.cube import Cube
+from solver.errors import InvalidMoveError
+from solver.notation import Move, parse_moves
+
+__all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
+
+log = logging.getLogger(__name__)
+
+FIRMWARE_VERSION = "SIM-1.0"
+
+
+@dataclass(frozen=True)
+class ExecutedSlot:
+    """A move frame the firmware executed: its boot, sequence number and moves."""
+
+    boot: str
+    seq: int
+    moves: tuple[Move, ...]
+
+
+class Firmware:
+    """A simulated rig's firmware (see the module doc).
+
+    ``time_scale`` multiplies the model's motor times (0 turns faces instantly, 1 is real
+    speed). ``executed`` lists every completed move frame, so a test can check that none ran
+    twice.
+    """
+
+    def __init__(self, model: RigModel, size: int = 3, facelets: Optional[str] = None, *,
+                 queue_depth: int = 8, faults: Faults = Faults(),
+                 rng: Optional[random.Random] = None, time_scale: float = 1.0) -> None:
+        if size not in (2, 3):
+            raise ValueError(f"size={size!r}: the simulated rig holds a 2x2 or a 3x3")
+        if queue_depth < 1:
+            raise ValueError(f"queue_depth={queue_depth!r} must be >= 1")
+        self.model = model
+        self.cube = Cube(facelets, size=size) if facelets else Cube.solved(size)
+        self.queue_depth = queue_depth
+        self.faults = faults
+        self.time_scale = time_scale
+        self._rng = rng or random.Random()
+        self._parser = FrameParser()
+        self.executed: list[ExecutedSlot] = []
+        self.boot_id = ""
+        self.boot(0.0)
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def boot(self, now: float) -> None:
+        """Reset as after power-on: new boot id, empty queue, counters and replay cache at 0.
+
+        The cube keeps the turns already made (the motors moved it); only memory is lost.
+        """
+        old = self.boot_id
+        while self.boot_id == old:
+            self.boot_id = f"{self._rng.randrange(SEQ_MODULUS):04X}"
+        self.next_seq = 0
+        self.done = 0
+        self.started = 0
+        self._replies: OrderedDict[int, bytes] = OrderedDict()
+        self._queue: deque[tuple[int, tuple[Move, ...]]] = deque()
+        self._current: Optional[tuple[int, tuple[Move, ...], float]] = None
+        self.fault: Optional[tuple[str, dict[str, str]]] = None
+        self.stopped = False
+        self._deaf_until = now + self.faults.boot_delay
+        self._parser = FrameParser()
+        log.info("rig booted, boot id %s", self.boot_id)
+
+    @property
+    def queue_length(self) -> int:
+        """Return the move frames waiting or running."""
+        return len(self._queue) + (self._current is not None)
+
+    @property
+    def state(self) -> str:
+        """Return READY, BUSY, ESTOP or the latched fault code."""
+        if self.stopped:
+            return "ESTOP"
+        if self.fault:
+            return self.fault[0]
+        return "BUSY" if self.queue_length else "READY"
+
+    # -- bytes in, bytes out ----------------------------------------------------------------
+
+    def receive(self, data: bytes, now: float) -> bytes:
+        """Return the firmware's answer to the bytes ``data`` arriving at time ``now``."""
+        self.tick(now)
+        if now < self._deaf_until:
+            return b""
+        frames = self._parser.feed(data)
+        out = bytearray()
+        if self._parser.take_estops():
+            out += self._estop()
+        for frame in frames:
+            out += self._answer(frame, now)
+        return bytes(out)
+
+    def tick(self, now: float) -> None:
+        """Advance the motors to time ``now``: finish due moves and start queued ones."""
+        while True:
+            if self._current is None:
+                if not self._queue or self.fault or self.stopped:
+                    return
+                seq, moves = self._queue.popleft()
+                self._start(seq, moves, now)
+                continue
+            seq, moves, finish = self._current
+            if finish > now:
+                return
+            self.cube = self.cube.apply(moves)
+            self.done += 1
+            self.executed.append(ExecutedSlot(self.boot_id, seq, moves))
+            self._current = None
+            if self._queue and not self.fault and not self.stopped:
+                seq, moves = self._queue.popleft()
+                self._start(seq, moves, finish)
+
+    def _start(self, seq: int, moves: tuple[Move, ...], at: float) -> None:
+        self.started += 1
+        for code, when in (("STALL", self.faults.stall_at), ("ENDSTOP", self.faults.endstop_at)):
+            if when is not None and self.started == when:
+                self.fault = (code, {"FACE": moves[0].name, "SEQ": str(seq)})
+                self._queue.clear()
+                log.warning("rig fault %s on %s (frame %d)", code, moves[0].name, seq)
+                return
+        self._current = (seq, moves, at + self._slot_time(moves) * self.time_scale)
+
+    def _slot_time(self, moves: tuple[Move, ...]) -> float:
+        times = [self.model.turn_time(m.turns) for m in moves]
+        if self.model.parallel_opposite:
+            return max(times) + self.model.settle_time
+        return sum(times) + self.model.settle_time * len(times)
+
+    def _estop(self) -> bytes:
+        if self.stopped:
+            return b""  # already stopped: one notice per stop, so no stale notices pile up
+        log.warning("emergency stop: %d queued frames discarded", len(self._queue))
+        self.stopped = True
+        self._queue.clear()
+        self._current = None  # the turn in progress is abandoned (the face did not finish)
+        return encode(Frame("E", "ESTOP", fields=self._counters()))
+
+    # -- frames -----------------------------------------------------------------------------
+
+    def _counters(self) -> dict[str, str]:
+        return {"N": str(self.next_seq), "D": str(self.done), "L": str(self.queue_length),
+                "B": self.boot_id}
+
+    def _answer(self, frame: Frame, now: float) -> bytes:
+        if frame.kind == "Q":
+            return encode(self._query(frame))
+        if frame.kind != "S" or frame.number is None:
+            return b""  # rig-to-host frame echoed back, or noise: not for us
+        seq = frame.number % SEQ_MODULUS
+        ahead = seq_after(seq, self.next_seq)
+        if ahead > 0:
+            return encode(Frame("N", "RESEND", fields={"N": str(self.next_seq),
+                                                        "B": self.boot_id}))
+        if ahead < 0:
+            cached = self._replies.get(seq)
+            if cached is not None:
+                return cached  # a repeat: answered again, never executed again
+            return encode(Frame(frame.tag, "ERR", ("STALE",), self._counters()))
+        reply = encode(self._execute(frame, now))
+        self.next_seq = (self.next_seq + 1) % SEQ_MODULUS
+        self._replies[seq] = reply
+        while len(self._replies) > 4 * self.queue_depth:
+            self._replies.popitem(last=False)
+        return reply
+
+    def _error(self, frame: Frame, code: str, detail: Optional[dict[str, str]] = None) -> Frame:
+        fields = dict(detail or {})
+        fields.update(self._counters())
+        fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
+        return Frame(frame.tag, "ERR", (code,), fields)
+
+    def _ok(self, frame: Frame) -> Frame:
+        fields = self._counters()
+        fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
+        return Frame(frame.tag, "OK", (), fields)
+
+    def _execute(self, frame: Frame, now: float) -> Frame:
+        if frame.word == "CLEAR":
+            self.fault, self.stopped = None, False
+            return self._ok(frame)
+        if frame.word != "MOVE":
+            return self._error(frame, "BADCMD", {"WORD": frame.word})
+        try:
+            moves = parse_moves(" ".join(frame.args))
+        except InvalidMoveError:
+            return self._error(frame, "BADMOVE")
+        if not moves or any(m.is_rotation for m in moves):
+            return self._error(frame, "BADMOVE")
+        missing = [m.name for m in moves if not self.model.has_motor(m.name)]
+        if missing:
+            return self._error(frame, "NOMOTOR", {"FACE": missing[0]})
+        if self.stopped:
+            return self._error(frame, "ESTOP")
+        if self.fault:
+            return self._error(frame, self.fault[0], self.fault[1])
+        if self.queue_length >= self.queue_depth:
+            return self._error(frame, "QUEUE_FULL", {"DEPTH": str(self.queue_depth)})
+        self._queue.append((frame.number or 0, moves))
+        self.tick(now)
+        return self._ok(frame)
+
+    def _query(self, frame: Frame) -> Frame:
+        if frame.word == "HELLO":
+            fields = {"PROTO": str(PROTOCOL_VERSION), "FW": FIRMWARE_VERSION,
+                      "FACES": self.model.faces, "STEPS": str(self.model.steps_per_quarter),
+                      "MICRO": str(self.model.microsteps), "QUEUE": str(self.queue_depth),
+                      "PAR": "1" if self.model.parallel_opposite else "0",
+                      "SIZE": str(self.cube.size), "STATE": self.state}
+            fields.update(self._counters())
+            return Frame(frame.tag, "HELLO", (), fields)
+        if frame.word == "STATUS":
+            fields = {"STATE": self.state, **self._counters()}
+            if self.fault:
+                fields.update(self.fault[1])
+            return Frame(frame.tag, "STATUS", (), fields)
+        if frame.word == "CUBE":
+            return Frame(frame.tag, "CUBE", (), {"F": self.cube.facelets, "B": self.boot_id})
+        return Frame(frame.tag, "ERR", ("BADCMD",), {"WORD": frame.word, "B": self.boot_id})
+

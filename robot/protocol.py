@@ -1,0 +1,178 @@
+"""The wire format both sides speak (see ``docs/protocol.md``): framed, checksummed ASCII lines.
+
+A frame is ``$TAG WORD FIELD...*CRC\\n``. ``TAG`` is ``S<n>`` for a sequenced command (a move:
+executed exactly once), ``Q<n>`` for a query (safe to repeat), ``N`` for the rig's resend
+request and ``E`` for its emergency-stop notice; ``CRC`` is the CRC-16/CCITT
+(:func:`binascii.crc_hqx`, start value 0xFFFF) of the bytes between ``$`` and ``*``, as four
+upper-case hex digits. Frames hold only the bytes of :data:`FRAME_ALPHABET`; the emergency stop
+is the single byte :data:`ESTOP`, which differs from every frame byte in at least two bits, so
+a one-bit error inside a frame can never fake it.
+"""
+
+from __future__ import annotations
+
+import binascii
+from dataclasses import dataclass, field
+from typing import Optional
+
+from robot.errors import ProtocolError
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "ESTOP",
+    "SEQ_MODULUS",
+    "FRAME_ALPHABET",
+    "Frame",
+    "FrameParser",
+    "encode",
+    "seq_after",
+]
+
+PROTOCOL_VERSION = 1
+#: The emergency-stop byte, sent outside frames (never a frame byte, nor one bit away from one).
+ESTOP = 0x9B
+#: Sequence numbers run 0..65535 and wrap (serial number arithmetic).
+SEQ_MODULUS = 1 << 16
+#: The longest frame either side accepts; longer input is line noise.
+MAX_FRAME = 200
+FRAME_ALPHABET = frozenset(
+    b"$*\n =.,'-_:" + b"0123456789" + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+
+def seq_after(seq: int, base: int) -> int:
+    """Return how far ``seq`` lies after ``base`` modulo 2**16, in -32768..32767."""
+    diff = (seq - base) % SEQ_MODULUS
+    return diff - SEQ_MODULUS if diff >= SEQ_MODULUS // 2 else diff
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One decoded frame: a tag (``S12``, ``Q3``, ``N``, ``E``), a word, and its fields.
+
+    ``args`` are the bare words after ``word`` (e.g. the moves of ``MOVE R L'``), ``fields``
+    the ``KEY=VALUE`` pairs.
+    """
+
+    tag: str
+    word: str
+    args: tuple[str, ...] = ()
+    fields: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """Return the tag's letter: ``S``, ``Q``, ``N`` or ``E``."""
+        return self.tag[:1]
+
+    @property
+    def number(self) -> Optional[int]:
+        """Return the tag's number (sequence number or query id), or None."""
+        return int(self.tag[1:]) if self.tag[1:].isdigit() else None
+
+    def field_int(self, key: str) -> int:
+        """Return the integer field ``key``.
+
+        Raises:
+            ProtocolError: the field is missing or not a number.
+        """
+        try:
+            return int(self.fields[key])
+        except (KeyError, ValueError) as err:
+            raise ProtocolError(f"frame {self} lacks a numeric {key}= field") from err
+
+    def body(self) -> str:
+        """Return the frame text between ``$`` and ``*``."""
+        parts = [self.tag, self.word, *self.args, *(f"{k}={v}" for k, v in self.fields.items())]
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return self.body()
+
+
+def encode(frame: Frame) -> bytes:
+    """Return the frame's bytes on the wire, checksum and newline included.
+
+    Raises:
+        ProtocolError: the frame would hold a byte outside the frame alphabet.
+    """
+    body = frame.body().encode("ascii", errors="replace")
+    if any(b not in FRAME_ALPHABET or b in b"$*\n" for b in body):
+        raise ProtocolError(f"frame {frame.body()!r} holds bytes the protocol does not allow")
+    return b"$" + body + b"*" + b"%04X" % binascii.crc_hqx(body, 0xFFFF) + b"\n"
+
+
+def decode(body: bytes) -> Frame:
+    """Return the frame whose checked body (between ``$`` and ``*``) is ``body``.
+
+    Raises:
+        ProtocolError: fewer than two words, or a malformed tag.
+    """
+    words = body.decode("ascii").split(" ")
+    if len(words) < 2 or not words[0] or words[0][0] not in "SQNE":
+        raise ProtocolError(f"malformed frame {body!r}")
+    if words[0][0] in "SQ" and not words[0][1:].isdigit():
+        raise ProtocolError(f"malformed tag in frame {body!r}")
+    args = tuple(w for w in words[2:] if "=" not in w)
+    fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+    return Frame(words[0], words[1], args, fields)
+
+
+class FrameParser:
+    """Turns a byte stream into checked frames, resynchronising on ``$`` after line noise.
+
+    ``feed`` returns the frames completed by the new bytes; frames with a bad checksum or
+    stray bytes are counted in ``bad_frames`` and dropped, and ``estops`` counts emergency-stop
+    bytes seen anywhere.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._inside = False
+        self._damaged = False
+        self.bad_frames = 0
+        self.estops = 0
+
+    def feed(self, data: bytes) -> list[Frame]:
+        """Return the good frames that ``data`` completes (see the class doc)."""
+        frames: list[Frame] = []
+        for byte in data:
+            if byte == ESTOP:
+                self.estops += 1
+                continue
+            if byte == 0x24:  # '$' starts a frame, abandoning any partial one
+                if self._inside:
+                    self.bad_frames += 1
+                self._buffer.clear()
+                self._inside, self._damaged = True, False
+                continue
+            if not self._inside:
+                continue
+            if byte == 0x0A:  # '\n' ends it
+                self._inside = False
+                frame = self._check()
+                if frame is None:
+                    self.bad_frames += 1
+                else:
+                    frames.append(frame)
+                continue
+            if byte not in FRAME_ALPHABET or len(self._buffer) >= MAX_FRAME:
+                self._damaged = True
+            self._buffer.append(byte)
+        return frames
+
+    def take_estops(self) -> int:
+        """Return and reset the count of emergency-stop bytes seen."""
+        count, self.estops = self.estops, 0
+        return count
+
+    def _check(self) -> Optional[Frame]:
+        raw = bytes(self._buffer)
+        if self._damaged or len(raw) < 6 or raw[-5:-4] != b"*":
+            return None
+        body, crc = raw[:-5], raw[-4:]
+        try:
+            if int(crc, 16) != binascii.crc_hqx(body, 0xFFFF):
+                return None
+            return decode(body)
+        except (ValueError, ProtocolError):
+            return None
