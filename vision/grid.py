@@ -107,6 +107,7 @@ def grid_from_corners(corners: Iterable[Iterable[float]], size: int) -> Grid:
 class _Candidates:
     centres: np.ndarray  # (m, 2) pixels in the working image
     sizes: np.ndarray  # (m,) square root of area
+    aspects: np.ndarray  # (m,) long side over short side of the fitted rectangle
 
 
 def _binary_views(work: np.ndarray) -> list[np.ndarray]:
@@ -132,7 +133,7 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
     area_px = work.shape[0] * work.shape[1]
     min_area, max_area = _MIN_STICKER_AREA * area_px, _MAX_STICKER_AREA * area_px
     kernel = np.ones((3, 3), np.uint8)
-    centres, sizes, quality = [], [], []
+    centres, sizes, aspects, quality = [], [], [], []
     for view in _binary_views(work):
         view = cv2.morphologyEx(view, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(view, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -151,9 +152,10 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
                 continue
             centres.append((cx, cy))
             sizes.append(np.sqrt(area))
+            aspects.append(max(w, h) / min(w, h))
             quality.append(fill * area / hull_area)
     if not centres:
-        return _Candidates(np.zeros((0, 2)), np.zeros(0))
+        return _Candidates(np.zeros((0, 2)), np.zeros(0), np.zeros(0))
     c = np.array(centres)
     s = np.array(sizes)
     order = np.argsort(-np.array(quality))
@@ -164,7 +166,7 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
             if np.any(d < 0.4 * np.minimum(s[keep], s[i])):
                 continue
         keep.append(int(i))
-    return _Candidates(c[keep], s[keep])
+    return _Candidates(c[keep], s[keep], np.array(aspects)[keep])
 
 
 @dataclass
@@ -175,7 +177,7 @@ class _Lattice:
     coords: np.ndarray  # (k, 2) integer lattice coordinates of members, window at 0..n-1
     score: float
     extent: tuple[int, int]  # lattice rows/cols spanned by all inliers (to spot bigger cubes)
-    spare: int  # inliers outside the window in full rows/columns
+    spare: list[np.ndarray]  # candidate indices of each full row/column just outside the window
 
 
 def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> _Lattice | None:
@@ -209,16 +211,24 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> 
     score, i0, j0 = top
     inside = ((coords[:, 0] >= i0) & (coords[:, 0] < i0 + n)
               & (coords[:, 1] >= j0) & (coords[:, 1] < j0 + n))
-    # stickers of a bigger cube: whole rows or columns of inliers just beside the window
+    # stickers of a bigger cube: whole rows or columns of inliers just beside the window, as
+    # big and as square as the window's own (a tilted cube's side shows squashed stickers)
     extent = [n, n]
-    spare = 0
+    if inside.any():
+        typical = np.median(cands.sizes[idx[inside]])
+        alike = ((np.abs(np.log(cands.sizes[idx] / typical)) < np.log(1.25))
+                 & (cands.aspects[idx] < 1.3))
+    else:
+        alike = np.zeros(len(idx), dtype=bool)
+    spare: list[np.ndarray] = []
     for axis, start in ((0, i0), (1, j0)):
         other = 1 - axis
         o0 = j0 if axis == 0 else i0
         for line in (start - 1, start + n):
-            on_line = (coords[:, axis] == line) & (coords[:, other] >= o0) & (coords[:, other] < o0 + n)
+            on_line = ((coords[:, axis] == line) & (coords[:, other] >= o0)
+                       & (coords[:, other] < o0 + n) & alike)
             if on_line.sum() >= n:
-                spare += int(on_line.sum())
+                spare.append(idx[on_line])
                 extent[axis] += 1
     return _Lattice(cands.centres[seed], basis, idx[inside], coords[inside] - (i0, j0), score,
                     (extent[0], extent[1]), spare)
@@ -249,6 +259,35 @@ def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:
             if lattice is not None and (best is None or lattice.score > best.score):
                 best = lattice
     return best
+
+
+def _enclosed(work: np.ndarray, cands: _Candidates, lattice: _Lattice, line: np.ndarray) -> bool:
+    """Return whether the stickers of a row beside the window sit in dark plastic like the window's.
+
+    A bigger cube's extra row is framed by the same black gaps; squares of the background that
+    happen to line up with the face are not.
+    """
+    value = cv2.GaussianBlur(work.max(axis=2), (5, 5), 0).astype(np.float64)
+    height, width = value.shape
+    steps = [lattice.basis[:, 0] / 2, -lattice.basis[:, 0] / 2,
+             lattice.basis[:, 1] / 2, -lattice.basis[:, 1] / 2]
+
+    def level(points: np.ndarray) -> np.ndarray:
+        xy = np.rint(points).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < width) & (xy[:, 1] >= 0) & (xy[:, 1] < height)
+        out = np.full(len(xy), np.inf)
+        out[inside] = value[xy[inside, 1], xy[inside, 0]]
+        return out
+
+    members = cands.centres[lattice.members]
+    sticker = np.median(level(members))
+    gaps = level(np.concatenate([members + step for step in steps]))
+    gap = np.median(gaps[np.isfinite(gaps)]) if np.isfinite(gaps).any() else sticker
+    dark = (gap + sticker) / 2
+    if sticker - gap < 15:
+        return True  # no contrast to judge by: trust the lattice
+    enclosed = [int((level(cands.centres[k] + np.array(steps)) < dark).sum()) >= 3 for k in line]
+    return sum(enclosed) >= max(2, len(line) - 1) if len(line) > 2 else all(enclosed)
 
 
 def _orient(coords: np.ndarray, image_pts: np.ndarray, n: int) -> np.ndarray:
@@ -322,10 +361,11 @@ def detect_grid(frame: np.ndarray, size: int) -> Grid:
         raise GridNotFoundError(
             f"only {found} of {size * size} stickers lie on a {size}x{size} grid (need {need}): "
             "show the face closer, square to the camera, in even light")
-    if lattice.spare:
+    spare = [line for line in lattice.spare if _enclosed(work, cands, lattice, line)]
+    if spare:
         raise GridNotFoundError(
             f"the stickers form a grid larger than {size}x{size} "
-            f"(about {max(lattice.extent)} across): is this a bigger cube, or is the size wrong?")
+            "(another row of stickers lies beside it): is this a bigger cube, or is the size wrong?")
     coords = lattice.coords
     if len(set(coords[:, 0].tolist())) < 2 or len(set(coords[:, 1].tolist())) < 2:
         raise GridNotFoundError(

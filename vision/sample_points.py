@@ -1,0 +1,118 @@
+"""Fixed sample points for a rig whose camera does not move.
+
+On such a rig every face is shown at the same place, so the sticker grid is found once --
+detected in a calibration frame, or given as the face's four corners -- saved as JSON, and
+reused for every scan instead of detecting it again. A file may hold one grid for all faces
+(key ``"*"``) or one per face letter.
+
+File format::
+
+    {"size": 3, "grids": {"*": [[x, y], [x, y], [x, y], [x, y]]}}
+
+with each grid's outer corners in pixels: top-left, top-right, bottom-right, bottom-left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence, Union
+
+import numpy as np
+
+from solver.notation import FACE_LETTERS
+from vision.grid import Grid, detect_grid, grid_from_corners
+
+__all__ = ["SamplePoints", "SamplePointsError"]
+
+_ANY_FACE = "*"
+
+
+class SamplePointsError(ValueError):
+    """A sample-points file or corner list is malformed: names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class SamplePoints:
+    """Where each face's stickers are in a fixed camera's frames: face letter (or ``*``) to corners."""
+
+    size: int
+    corners: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.size not in (2, 3):
+            raise SamplePointsError(f"cube size must be 2 or 3, not {self.size!r}")
+        if not self.corners:
+            raise SamplePointsError("sample points need at least one grid ('*' or a face letter)")
+        for key, pts in self.corners.items():
+            if key != _ANY_FACE and key not in FACE_LETTERS:
+                raise SamplePointsError(f"unknown face {key!r} in sample points: use U R F D L B or *")
+            if np.asarray(pts, dtype=float).shape != (4, 2):
+                raise SamplePointsError(f"grid {key!r} needs four corners [x, y], top-left first "
+                                        "then clockwise")
+
+    @classmethod
+    def from_frame(cls, frame: np.ndarray, size: int, face: str = _ANY_FACE) -> "SamplePoints":
+        """Return sample points found by detecting the grid in a calibration frame.
+
+        Raises :class:`~vision.errors.GridNotFoundError` when the frame shows no grid.
+        """
+        grid = detect_grid(frame, size)
+        return cls(size, {face: _as_tuples(grid.corners)})
+
+    @classmethod
+    def from_corners(cls, corners: Sequence[Sequence[float]], size: int,
+                     face: str = _ANY_FACE) -> "SamplePoints":
+        """Return sample points from a face's four corners (top-left first, clockwise)."""
+        return cls(size, {face: _as_tuples(np.asarray(corners, dtype=float))})
+
+    def grid_for(self, face: str) -> Grid:
+        """Return the grid for ``face`` (its own, else the one shared by all faces).
+
+        Raises :class:`SamplePointsError` when neither is stored.
+        """
+        key = face if face in self.corners else _ANY_FACE
+        if key not in self.corners:
+            raise SamplePointsError(f"the sample points have no grid for face {face}; "
+                                    "calibrate it with `cubebot calibrate camera`")
+        return grid_from_corners(self.corners[key], self.size)
+
+    def to_json(self) -> str:
+        """Return the JSON text of these sample points (parses back with :meth:`from_json`)."""
+        grids = {k: [list(map(float, p)) for p in v] for k, v in self.corners.items()}
+        return json.dumps({"size": self.size, "grids": grids}, indent=2)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "sample points") -> "SamplePoints":
+        """Return sample points parsed from JSON text; raises :class:`SamplePointsError` if malformed."""
+        try:
+            data = json.loads(text)
+            size = int(data["size"])
+            grids = {str(k): _as_tuples(np.asarray(v, dtype=float)) for k, v in data["grids"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise SamplePointsError(f"{source} is not a sample-points file ({err}); "
+                                    "make one with `cubebot calibrate camera`") from err
+        return cls(size, grids)
+
+    def save(self, path: Union[str, os.PathLike[str]]) -> Path:
+        """Write these sample points to ``path`` as JSON and return the path."""
+        out = Path(path)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+        return out
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike[str]]) -> "SamplePoints":
+        """Return the sample points saved at ``path``; raises :class:`SamplePointsError` or OSError."""
+        p = Path(path)
+        return cls.from_json(p.read_text(encoding="utf-8"), source=repr(str(p)))
+
+
+def _as_tuples(points: np.ndarray) -> tuple[tuple[float, float], ...]:
+    pts = np.asarray(points, dtype=float)
+    if pts.shape != (4, 2):
+        raise SamplePointsError(f"a grid needs four corners [x, y], got an array of shape {pts.shape}")
+    return tuple((float(x), float(y)) for x, y in pts)
