@@ -108,6 +108,7 @@ class _Candidates:
     centres: np.ndarray  # (m, 2) pixels in the working image
     sizes: np.ndarray  # (m,) square root of area
     aspects: np.ndarray  # (m,) long side over short side of the fitted rectangle
+    framed: np.ndarray  # (m,) bool: ringed by darker pixels, as a sticker is by black plastic
 
 
 def _binary_views(work: np.ndarray) -> list[np.ndarray]:
@@ -133,7 +134,7 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
     area_px = work.shape[0] * work.shape[1]
     min_area, max_area = _MIN_STICKER_AREA * area_px, _MAX_STICKER_AREA * area_px
     kernel = np.ones((3, 3), np.uint8)
-    centres, sizes, aspects, quality = [], [], [], []
+    centres, sizes, aspects, angles, quality = [], [], [], [], []
     for view in _binary_views(work):
         view = cv2.morphologyEx(view, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(view, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -144,7 +145,7 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
             hull_area = cv2.contourArea(cv2.convexHull(contour))
             if hull_area <= 0 or area / hull_area < _MIN_SOLIDITY:
                 continue
-            (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
+            (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
             if min(w, h) <= 0 or max(w, h) / min(w, h) > _MAX_ASPECT:
                 continue
             fill = area / (w * h)
@@ -153,9 +154,10 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
             centres.append((cx, cy))
             sizes.append(np.sqrt(area))
             aspects.append(max(w, h) / min(w, h))
+            angles.append(np.radians(angle))
             quality.append(fill * area / hull_area)
     if not centres:
-        return _Candidates(np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+        return _Candidates(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool))
     c = np.array(centres)
     s = np.array(sizes)
     order = np.argsort(-np.array(quality))
@@ -166,7 +168,29 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
             if np.any(d < 0.4 * np.minimum(s[keep], s[i])):
                 continue
         keep.append(int(i))
-    return _Candidates(c[keep], s[keep], np.array(aspects)[keep])
+    framed = _framed(work.max(axis=2), c[keep], s[keep], np.array(angles)[keep])
+    return _Candidates(c[keep], s[keep], np.array(aspects)[keep], framed)
+
+
+def _framed(value: np.ndarray, centres: np.ndarray, sizes: np.ndarray,
+            angles: np.ndarray) -> np.ndarray:
+    """Return which blobs are ringed by darker pixels on at least three of four sides."""
+    value = cv2.GaussianBlur(value, (3, 3), 0).astype(np.float64)
+    height, width = value.shape
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    across = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+
+    def at(points: np.ndarray) -> np.ndarray:
+        x = np.clip(np.rint(points[:, 0]).astype(int), 0, width - 1)
+        y = np.clip(np.rint(points[:, 1]).astype(int), 0, height - 1)
+        return value[y, x]
+
+    centre = at(centres)
+    dark_sides = np.zeros(len(centres), dtype=int)
+    for axis in (directions, across, -directions, -across):
+        ring = np.min([at(centres + axis * (sizes * r)[:, None]) for r in (0.55, 0.62, 0.7)], axis=0)
+        dark_sides += (ring < 0.7 * centre) | (centre - ring > 40)
+    return dark_sides >= 3
 
 
 @dataclass
@@ -204,7 +228,7 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> 
         for j0 in range(-(n - 1), 1):
             inside = ((coords[:, 0] >= i0) & (coords[:, 0] < i0 + n)
                       & (coords[:, 1] >= j0) & (coords[:, 1] < j0 + n))
-            count = inside.sum() - err[idx[inside]].sum()
+            count = (0.5 + 0.5 * cands.framed[idx[inside]]).sum() - err[idx[inside]].sum()
             if top is None or count > top[0]:
                 top = (float(count), i0, j0)
     assert top is not None
@@ -217,7 +241,7 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> 
     if inside.any():
         typical = np.median(cands.sizes[idx[inside]])
         alike = ((np.abs(np.log(cands.sizes[idx] / typical)) < np.log(1.25))
-                 & (cands.aspects[idx] < 1.3))
+                 & (cands.aspects[idx] < 1.3) & cands.framed[idx])
     else:
         alike = np.zeros(len(idx), dtype=bool)
     spare: list[np.ndarray] = []
@@ -259,35 +283,6 @@ def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:
             if lattice is not None and (best is None or lattice.score > best.score):
                 best = lattice
     return best
-
-
-def _enclosed(work: np.ndarray, cands: _Candidates, lattice: _Lattice, line: np.ndarray) -> bool:
-    """Return whether the stickers of a row beside the window sit in dark plastic like the window's.
-
-    A bigger cube's extra row is framed by the same black gaps; squares of the background that
-    happen to line up with the face are not.
-    """
-    value = cv2.GaussianBlur(work.max(axis=2), (5, 5), 0).astype(np.float64)
-    height, width = value.shape
-    steps = [lattice.basis[:, 0] / 2, -lattice.basis[:, 0] / 2,
-             lattice.basis[:, 1] / 2, -lattice.basis[:, 1] / 2]
-
-    def level(points: np.ndarray) -> np.ndarray:
-        xy = np.rint(points).astype(int)
-        inside = (xy[:, 0] >= 0) & (xy[:, 0] < width) & (xy[:, 1] >= 0) & (xy[:, 1] < height)
-        out = np.full(len(xy), np.inf)
-        out[inside] = value[xy[inside, 1], xy[inside, 0]]
-        return out
-
-    members = cands.centres[lattice.members]
-    sticker = np.median(level(members))
-    gaps = level(np.concatenate([members + step for step in steps]))
-    gap = np.median(gaps[np.isfinite(gaps)]) if np.isfinite(gaps).any() else sticker
-    dark = (gap + sticker) / 2
-    if sticker - gap < 15:
-        return True  # no contrast to judge by: trust the lattice
-    enclosed = [int((level(cands.centres[k] + np.array(steps)) < dark).sum()) >= 3 for k in line]
-    return sum(enclosed) >= max(2, len(line) - 1) if len(line) > 2 else all(enclosed)
 
 
 def _orient(coords: np.ndarray, image_pts: np.ndarray, n: int) -> np.ndarray:
@@ -361,8 +356,7 @@ def detect_grid(frame: np.ndarray, size: int) -> Grid:
         raise GridNotFoundError(
             f"only {found} of {size * size} stickers lie on a {size}x{size} grid (need {need}): "
             "show the face closer, square to the camera, in even light")
-    spare = [line for line in lattice.spare if _enclosed(work, cands, lattice, line)]
-    if spare:
+    if lattice.spare:
         raise GridNotFoundError(
             f"the stickers form a grid larger than {size}x{size} "
             "(another row of stickers lies beside it): is this a bigger cube, or is the size wrong?")
