@@ -1,0 +1,406 @@
+"""The colour classifier: k-means in Lab, bent to the cube's rules, into a valid facelet string.
+
+:class:`ColourClassifier` follows scikit-learn's estimator contract. ``fit`` takes one scan
+(a colour sample per sticker, facelet order) and learns, jointly:
+
+* six class references in a perceptual space (CIE Lab with lightness weighted less than hue),
+  seeded by scikit-learn's :class:`~sklearn.cluster.KMeans` from the centres (3x3), or from the
+  profile / colour scheme (2x2), and then re-estimated from every sticker of the class;
+* a white balance / exposure per face (a face turned into shadow or a warmer lamp);
+* the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
+  against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
+  the least cost (:mod:`calibration.pieces`); for a 2x2 also the way the six colour classes sit
+  on the cube (opposite pairs and handedness, 30 possibilities, the scheme's preferred).
+
+:func:`classify` wraps it for the pipeline and returns a :class:`Classification`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional, Union
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.cluster import KMeans
+from threadpoolctl import ThreadpoolController
+
+from calibration.colour_space import linear_to_lab, srgb_to_linear
+from calibration.errors import DoubtfulStickersError, NotFittedError, SampleError
+from calibration.pieces import label_pieces, piece_tables
+from calibration.profile import ColourProfile, ProfileLike, resolve_profile
+from calibration.samples import read_samples, read_spread
+from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from solver.cube import Cube
+from solver.geometry import centre_facelets
+from solver.notation import FACE_LETTERS
+
+__all__ = ["ColourClassifier", "Classification", "classify"]
+
+log = logging.getLogger(__name__)
+
+_DOF = 3.0  # degrees of freedom of the Student-t cost: heavy tails for glare and logos
+_SCALE_RANGE = (3.0, 20.0)  # allowed sticker scatter in weighted-Lab units
+_PRIOR_WEIGHT = 3.0  # a profile's reference counts as this many stickers
+_BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
+_SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
+_FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
+_SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
+_SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size halves the confidence
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A scan read as a valid cube.
+
+    ``facelets`` is always a real cube in face letters URFDLB (a 2x2 normalised by its DBL
+    corner); ``confidence`` (one per sticker, 0..1) says how sure each reading is; ``margin`` is
+    the cost gap to the cheapest different valid reading (0 = a tie, above ~5 = clear).
+    """
+
+    facelets: str
+    confidence: np.ndarray
+    margin: float
+
+    def to_json(self) -> dict:
+        """Return the classification as a JSON-ready dict."""
+        return {"facelets": self.facelets,
+                "confidence": [round(float(c), 4) for c in self.confidence],
+                "margin": round(float(self.margin), 4)}
+
+
+@lru_cache(maxsize=None)
+def _thread_pools() -> ThreadpoolController:
+    # 54 points are clustered in well under a millisecond on one thread; starting OpenMP's
+    # pool for them costs ten times that, so k-means runs single-threaded here.
+    return ThreadpoolController()
+
+
+@lru_cache(maxsize=None)
+def _layouts() -> tuple[np.ndarray, np.ndarray]:
+    """Return the 30 ways six colour classes can sit on a cube, and which the scheme allows.
+
+    Row ``s`` maps face f to the class shown there; rotations of the cube are left out (class
+    0 on U, the lowest class not opposite it on F). The scheme's own layout (class f on face f
+    of the reference holding, turned to that form) is flagged True.
+    """
+    layouts = []
+    for down in range(1, 6):
+        rest = [c for c in range(1, 6) if c != down]
+        front = rest[0]
+        for back in rest[1:]:
+            sides = [c for c in rest[1:] if c != back]
+            for right, left in (sides, sides[::-1]):
+                layouts.append((0, right, front, down, left, back))
+    table = np.array(layouts, dtype=np.intp)
+    rotated = {tuple(row) for row in orientations()}
+    allowed = np.array([tuple(row) in rotated for row in table])
+    return table, allowed
+
+
+class ColourClassifier(BaseEstimator):
+    """Reads one scan (a colour per sticker) as a valid cube; scikit-learn estimator contract.
+
+    Parameters are only stored by ``__init__``; :meth:`fit` learns ``cluster_centers_`` (weighted
+    Lab reference per face class U R F D L B), ``labels_`` (face index per sticker),
+    ``facelets_``, ``confidence_``, ``margin_``, ``cost_``, ``face_gains_`` (per-face RGB gain),
+    ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``. :meth:`predict` reads further
+    samples by the nearest learned reference and refuses to run before :meth:`fit`.
+    """
+
+    def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
+                 profile: ProfileLike = False, lightness_weight: float = 0.5,
+                 max_iter: int = 6, max_overruled: Optional[int] = None) -> None:
+        self.size = size
+        self.order = order
+        self.scheme = scheme
+        self.profile = profile
+        self.lightness_weight = lightness_weight
+        self.max_iter = max_iter
+        self.max_overruled = max_overruled
+
+    # -- the perceptual space -------------------------------------------------------------------
+
+    def _features(self, linear: np.ndarray) -> np.ndarray:
+        return linear_to_lab(linear) * np.array([self.lightness_weight, 1.0, 1.0])
+
+    def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
+        # Every cube state shows each colour n^2 times, so the scan's mean colour should equal
+        # the mean of the scheme's colours: the ratio is the light's colour cast (grey world).
+        expected = srgb_to_linear(scheme.rgb_array).mean(axis=0)
+        return np.maximum(linear.mean(axis=0), 1e-4) / np.maximum(expected, 1e-4)
+
+    # -- scikit-learn API -----------------------------------------------------------------------
+
+    def fit(self, X: object, y: object = None, *, spread: object = None) -> "ColourClassifier":
+        """Return self, fitted to one scan ``X`` (n, 3) in facelet order.
+
+        ``y`` (optional) gives the known facelets (face letters, e.g. a solved cube) and turns
+        the fit into learning references only. ``spread`` is the sampler's per-sticker spread.
+
+        Raises:
+            SampleError: malformed samples or spread.
+            SchemeError, ProfileError: a bad scheme or profile.
+            DoubtfulStickersError: no valid reading is good enough (names the stickers).
+            ImpossibleCubeError: ``y`` is given and is not a real cube.
+        """
+        rgb = read_samples(X, self.size, self.order)
+        spread_rgb = read_spread(spread, len(rgb))
+        scheme = load_scheme(self.scheme)
+        profile = resolve_profile(self.profile, scheme)
+        if profile is not None and self.scheme is None:
+            scheme = profile.scheme
+        n = len(rgb)
+        faces_of = np.arange(n) // (self.size * self.size)
+        linear = srgb_to_linear(rgb)
+        self.cast_ = self._cast(linear, scheme)
+        balanced = linear / self.cast_
+        self.classes_ = np.array(list(FACE_LETTERS))
+        if y is not None:
+            return self._fit_known(balanced, y)
+        prior = self._prior(balanced, scheme, profile)
+        refs = self._seed(balanced, scheme, profile)
+        gains = np.ones((6, 3))
+        scale = 10.0
+        labels: Optional[np.ndarray] = None
+        for iteration in range(1, self.max_iter + 1):
+            features = self._features(balanced / gains[faces_of])
+            distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
+            cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF)
+            reading = self._read(cost)
+            new_labels = reading[0]
+            if labels is not None and np.array_equal(new_labels, labels):
+                break
+            labels = new_labels
+            refs, scale = self._references(features, labels, prior, scale)
+            gains = self._face_gains(balanced, labels, faces_of)
+        assert labels is not None
+        self.n_iter_ = iteration
+        class_of_face, total, margin = reading[1], reading[2], reading[3]
+        self._finish(features, distance, labels, class_of_face, total, margin, refs, gains, scale,
+                     spread_rgb)
+        return self
+
+    def predict(self, X: object) -> np.ndarray:
+        """Return the face letter (of the fitted scan) nearest to each sample of ``X`` (m, 3).
+
+        Raises:
+            NotFittedError: called before :meth:`fit`.
+            SampleError: malformed samples.
+        """
+        if not hasattr(self, "cluster_centers_"):
+            raise NotFittedError(
+                "this ColourClassifier is not fitted yet: call fit(samples) with a scan first"
+            )
+        rgb = read_samples(X, None, self.order)
+        features = self._features(srgb_to_linear(rgb) / self.cast_)
+        distance = ((features[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=-1)
+        return self.classes_[distance.argmin(axis=1)]
+
+    def fit_predict(self, X: object, y: object = None, *, spread: object = None) -> np.ndarray:
+        """Return the face letter per sticker of the scan ``X`` after fitting to it."""
+        return self.fit(X, y, spread=spread).classes_[self.labels_]
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def _fit_known(self, balanced: np.ndarray, y: object) -> "ColourClassifier":
+        facelets = Cube(str(y) if not isinstance(y, str) else y, size=self.size).facelets
+        labels = np.array([FACE_LETTERS.index(c) for c in facelets])
+        features = self._features(balanced)
+        refs = np.array([features[labels == f].mean(axis=0) for f in range(6)])
+        residual = np.sqrt(((features - refs[labels]) ** 2).sum(axis=1))
+        self.cluster_centers_ = refs
+        self.labels_ = labels
+        self.facelets_ = facelets
+        self.confidence_ = np.ones(len(labels))
+        self.margin_ = float("inf")
+        self.cost_ = 0.0
+        self.face_gains_ = np.ones((6, 3))
+        self.scale_ = float(np.clip(np.median(residual), *_SCALE_RANGE))
+        self.n_iter_ = 0
+        return self
+
+    def _prior(self, balanced: np.ndarray, scheme: ColourScheme,
+               profile: Optional[ColourProfile]) -> Optional[np.ndarray]:
+        """Return the profile's reference per class (face order), or None without a profile."""
+        if profile is None:
+            return None
+        known = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
+        if self.size == 2:
+            return known
+        centres = self._features(balanced[list(centre_facelets())])
+        holdings = orientations()
+        fit = ((centres[None, :, :] - known[holdings]) ** 2).sum(axis=(1, 2))
+        best = holdings[int(fit.argmin())]
+        log.debug("profile: the centres match the scheme held as %s", best.tolist())
+        return known[best]
+
+    def _seed(self, balanced: np.ndarray, scheme: ColourScheme,
+              profile: Optional[ColourProfile]) -> np.ndarray:
+        """Return the first six references: k-means seeded by the centres, profile or scheme."""
+        features = self._features(balanced)
+        if self.size == 3:
+            seeds = features[list(centre_facelets())]
+            prior = self._prior(balanced, scheme, profile)
+            if prior is not None:
+                seeds = (seeds + _PRIOR_WEIGHT * prior) / (1 + _PRIOR_WEIGHT)
+        elif profile is not None:
+            seeds = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
+        else:
+            seeds = self._features(srgb_to_linear(scheme.rgb_array))
+        with _thread_pools().limit(limits=1, user_api="openmp"):
+            kmeans = KMeans(n_clusters=6, init=seeds, n_init=1, max_iter=20).fit(features)
+        refs = kmeans.cluster_centers_
+        if self.size == 3:
+            # a centre keeps its class: a cluster that wandered off its centre is pulled back
+            refs = 0.5 * (refs + seeds)
+        return refs
+
+    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+        """Return (class per sticker, class per face, total cost, margin) of the best real cube."""
+        if self.size == 3:
+            result = label_pieces(cost, 3)
+            return result.labels, np.arange(6), result.cost, result.margin
+        layouts, allowed = _layouts()
+        quick = []
+        for layout, ok in zip(layouts, allowed):
+            table = piece_tables(cost[:, layout], 2)[0]
+            quick.append(table.min(axis=-1).min(axis=1).sum() + (0 if ok else _SCHEME_PENALTY))
+        order = np.argsort(quick)
+        best = None
+        totals = []
+        for index in order[:4]:
+            layout = layouts[index]
+            result = label_pieces(cost[:, layout], 2)
+            total = result.cost + (0 if allowed[index] else _SCHEME_PENALTY)
+            totals.append(total)
+            if best is None or total < best[2]:
+                best = (layout[result.labels], layout, total, result.margin)
+        assert best is not None
+        others = sorted(totals)[1:2]
+        margin = min([best[3]] + [t - best[2] for t in others])
+        return best[0], best[1], best[2], margin
+
+    def _references(self, features: np.ndarray, labels: np.ndarray,
+                    prior: Optional[np.ndarray], scale: float) -> tuple[np.ndarray, float]:
+        """Return references re-estimated from every sticker of each class, and the scatter."""
+        refs = np.empty((6, 3))
+        for _ in range(2):
+            current = refs if _ else None
+            for c in range(6):
+                members = features[labels == c]
+                if current is None:
+                    weights = np.ones(len(members))
+                else:
+                    d2 = ((members - current[c]) ** 2).sum(axis=1) / scale ** 2
+                    weights = 1.0 / (1.0 + d2 / _DOF)
+                total = (weights[:, None] * members).sum(axis=0)
+                count = weights.sum()
+                if prior is not None:
+                    total = total + _PRIOR_WEIGHT * prior[c]
+                    count = count + _PRIOR_WEIGHT
+                refs[c] = total / count
+        d2 = ((features - refs[labels]) ** 2).sum(axis=1)
+        # the median of a chi-square with 3 degrees of freedom is 2.366 sigma^2
+        scale = float(np.clip(np.sqrt(np.median(d2) / 2.366), *_SCALE_RANGE))
+        return refs, scale
+
+    def _face_gains(self, balanced: np.ndarray, labels: np.ndarray,
+                    faces_of: np.ndarray) -> np.ndarray:
+        """Return per-face RGB gains (exposure and partly trusted balance), geometric mean 1."""
+        targets = np.array([np.median(balanced[labels == c], axis=0) for c in range(6)])
+        wanted = targets[labels]
+        gains = np.ones((6, 3))
+        for face in range(6):
+            mine = faces_of == face
+            x, t = balanced[mine], wanted[mine]
+            # stickers far from their class (glare, logos) should not set the exposure
+            ratio = (x * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-6)
+            weights = 1.0 / (1.0 + (np.log(np.maximum(ratio, 1e-3)) / 0.3) ** 2)
+            exposure = (weights * (x * t).sum(axis=1)).sum() / max(
+                (weights * (t * t).sum(axis=1)).sum(), 1e-9)
+            channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
+                (weights[:, None] * t * t).sum(axis=0), 1e-9)
+            balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
+            gains[face] = max(exposure, 1e-3) * balance
+        return gains / np.exp(np.log(gains).mean(axis=0))
+
+    def _check_doubt(self, assigned: np.ndarray, nearest: np.ndarray, scale: float) -> None:
+        """Raise DoubtfulStickersError when the best valid reading is not good enough.
+
+        Two signs: the samples do not gather into six tight groups (a scatter no real scan
+        shows: random colours, a wrong channel order on a strange light, missed stickers), or
+        the valid reading overrules many stickers' own clear readings. A few overruled
+        stickers (a glare spot, one misread sample) are repaired and reported through a low
+        confidence instead, since the cube's rules leave only one reading for them.
+        """
+        forced = 0.5 * (assigned - nearest)
+        if scale > _SCATTER_LIMIT:
+            worst = np.argsort(-assigned)[: len(assigned) // 6]
+            raise DoubtfulStickersError(
+                worst, self.size,
+                f"the colours do not form six groups (scatter {scale:.1f} Lab units; a scan is "
+                f"usually under {_SCATTER_LIMIT:.0f})"
+            )
+        limit = self.max_overruled if self.max_overruled is not None else len(assigned) // 8
+        overruled = np.nonzero(forced > _FORCED_LIMIT)[0]
+        if len(overruled) > limit:
+            raise DoubtfulStickersError(
+                overruled, self.size,
+                f"{len(overruled)} stickers look clearly like a colour that no real cube allows "
+                f"there (at most {limit} can be repaired)"
+            )
+
+    def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
+                class_of_face: np.ndarray, total: float, margin: float, refs: np.ndarray,
+                gains: np.ndarray, scale: float, spread_rgb: Optional[np.ndarray]) -> None:
+        """Check the reading, normalise it through :class:`Cube`, and store the fit's results."""
+        n = len(labels)
+        face_of_class = np.empty(6, dtype=np.intp)
+        face_of_class[class_of_face] = np.arange(6)
+        assigned = distance[np.arange(n), labels]
+        self._check_doubt(assigned, distance.min(axis=1), scale)
+        letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
+        facelets = Cube(letters, size=self.size).facelets
+        final = np.array([FACE_LETTERS.index(c) for c in facelets])
+        # softmax over the classes of the Gaussian log-likelihood, at the class chosen
+        logits = -0.5 * distance
+        logits -= logits.max(axis=1, keepdims=True)
+        probability = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        confidence = probability[np.arange(n), labels]
+        if spread_rgb is not None:
+            confidence = confidence / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
+        self.cluster_centers_ = np.array([features[final == f].mean(axis=0) for f in range(6)])
+        self.labels_ = final
+        self.facelets_ = facelets
+        self.confidence_ = np.clip(confidence, 0.0, 1.0)
+        self.margin_ = float(margin)
+        self.cost_ = float(total)
+        self.face_gains_ = gains
+        self.scale_ = scale
+        log.info("classified %dx%d in %d iteration(s): cost %.2f, margin %.2f",
+                 self.size, self.size, self.n_iter_, total, margin)
+
+
+def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,
+             profile: Union[ProfileLike, None] = None,
+             scheme: SchemeLike = None) -> Classification:
+    """Return the scan read as a valid cube, with a confidence per sticker and the margin.
+
+    ``samples``: (n, 3) colours in facelet order (n = 24 or 54), 0..255, channel ``order``
+    "rgb" or "bgr". ``spread``: optional (n,) or (n, 3) sampler spread, lowering confidence.
+    ``profile``: a :class:`ColourProfile`, a path, None (the user's default profile if one is
+    saved) or False (none). ``scheme``: None (Western), "western", "japanese", or six colours.
+
+    Raises:
+        SampleError: wrong count, shape, NaN or range (the message says which).
+        DoubtfulStickersError: no valid reading is good enough; ``.stickers`` names them.
+        SchemeError, ProfileError: a bad scheme or profile.
+    """
+    chosen = resolve_profile(profile, load_scheme(scheme), default=True)
+    model = ColourClassifier(size, order=order, scheme=scheme,
+                             profile=chosen if chosen is not None else False)
+    model.fit(samples, spread=spread)
+    return Classification(model.facelets_, model.confidence_, model.margin_)

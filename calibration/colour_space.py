@@ -1,0 +1,68 @@
+"""Colour conversions between camera samples (sRGB, 0..255) and CIE Lab, in NumPy.
+
+Lab is the space the classifier measures in: distances there follow what an eye sees, and its
+lightness axis can be weighted apart from the hue/chroma plane (shadows and exposure move a
+sticker along lightness far more than across hue).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
+           "D65_WHITE"]
+
+#: XYZ of the D65 white point (sRGB's white), Y = 1.
+D65_WHITE = np.array([0.95047, 1.0, 1.08883])
+
+# sRGB primaries to XYZ (IEC 61966-2-1), linear RGB in 0..1.
+_RGB_TO_XYZ = np.array([
+    [0.4124564, 0.3575761, 0.1804375],
+    [0.2126729, 0.7151522, 0.0721750],
+    [0.0193339, 0.1191920, 0.9503041],
+])
+_XYZ_TO_RGB = np.linalg.inv(_RGB_TO_XYZ)
+
+_EPSILON = 216 / 24389  # CIE's threshold between the cube-root and linear parts
+_KAPPA = 24389 / 27
+
+
+def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
+    """Return linear-light RGB (0..1) for sRGB values 0..255 (any shape ending in 3)."""
+    c = np.asarray(rgb, dtype=float) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
+    """Return sRGB values 0..255 (float, clipped) for linear-light RGB."""
+    c = np.clip(np.asarray(linear, dtype=float), 0.0, 1.0)
+    c = np.where(c <= 0.0031308, c * 12.92, 1.055 * c ** (1 / 2.4) - 0.055)
+    return c * 255.0
+
+
+def linear_to_lab(linear: np.ndarray) -> np.ndarray:
+    """Return CIE Lab (D65) for linear RGB; values above 1 (a brightened face) are allowed."""
+    xyz = np.asarray(linear, dtype=float) @ _RGB_TO_XYZ.T / D65_WHITE
+    xyz = np.maximum(xyz, 0.0)
+    f = np.where(xyz > _EPSILON, np.cbrt(xyz), (_KAPPA * xyz + 16) / 116)
+    lab = np.empty_like(f)
+    lab[..., 0] = 116 * f[..., 1] - 16
+    lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
+    lab[..., 2] = 200 * (f[..., 1] - f[..., 2])
+    return lab
+
+
+def lab_to_linear(lab: np.ndarray) -> np.ndarray:
+    """Return linear RGB for CIE Lab (D65); the inverse of :func:`linear_to_lab`."""
+    lab = np.asarray(lab, dtype=float)
+    fy = (lab[..., 0] + 16) / 116
+    fx = fy + lab[..., 1] / 500
+    fz = fy - lab[..., 2] / 200
+    f = np.stack([fx, fy, fz], axis=-1)
+    xyz = np.where(f ** 3 > _EPSILON, f ** 3, (116 * f - 16) / _KAPPA) * D65_WHITE
+    return xyz @ _XYZ_TO_RGB.T
+
+
+def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """Return CIE Lab (D65) for sRGB values 0..255."""
+    return linear_to_lab(srgb_to_linear(rgb))

@@ -1,0 +1,52 @@
+"""The calibration part's errors: every one a ValueError subclass naming the problem and the fix."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from solver.notation import FACE_LETTERS
+
+__all__ = ["CalibrationError", "SampleError", "SchemeError", "ProfileError",
+           "NotFittedError", "DoubtfulStickersError", "sticker_name"]
+
+
+class CalibrationError(ValueError):
+    """Base of every error the calibration package raises for bad input."""
+
+
+class SampleError(CalibrationError):
+    """The colour samples are malformed: wrong count or shape, not numbers, NaN, out of range."""
+
+
+class SchemeError(CalibrationError):
+    """A colour scheme is not six distinct colours, one per face."""
+
+
+class ProfileError(CalibrationError):
+    """A colour profile file is missing, unreadable or does not describe six colours."""
+
+
+class NotFittedError(CalibrationError, AttributeError):
+    """A classifier was asked to predict before it was fitted."""
+
+
+def sticker_name(index: int, size: int) -> str:
+    """Return a sticker's short name, face letter and 1-based number, e.g. ``"U3"``."""
+    face, rest = divmod(index, size * size)
+    return f"{FACE_LETTERS[face]}{rest + 1}"
+
+
+class DoubtfulStickersError(CalibrationError):
+    """No valid reading of the cube is good enough; ``stickers`` lists the doubtful ones.
+
+    The scanner should re-shoot (or re-sample) the named stickers and classify again.
+    """
+
+    def __init__(self, stickers: Sequence[int], size: int, reason: str) -> None:
+        self.stickers = sorted(int(i) for i in stickers)
+        self.size = size
+        names = ", ".join(sticker_name(i, size) for i in self.stickers)
+        super().__init__(
+            f"cannot read the cube with confidence: {reason}; doubtful stickers {names} -- "
+            "re-scan those stickers (check for glare, shadow or a mis-placed sample point)"
+        )

@@ -1,0 +1,238 @@
+"""Colour profiles: the user's cube under the user's light, learnt from scans, saved as JSON.
+
+A profile holds, per colour of its scheme, the mean CIE Lab of that colour's stickers (after
+the scan's overall colour cast is taken out, as the classifier sees them) and their spread.
+Profiles live in the user config directory (``$CUBEBOT_CONFIG_DIR`` wins; else
+``$XDG_CONFIG_HOME/cubebot``, ``~/Library/Application Support/cubebot`` or ``%APPDATA%\\cubebot``)
+as ``colours.json``; any other path can be given.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+from calibration.colour_space import linear_to_lab, srgb_to_linear
+from calibration.errors import ProfileError
+from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from solver.notation import FACE_LETTERS
+
+__all__ = ["ColourProfile", "ProfileLike", "CONFIG_ENV", "config_dir", "default_profile_path",
+           "resolve_profile", "learn_profile"]
+
+log = logging.getLogger(__name__)
+
+CONFIG_ENV = "CUBEBOT_CONFIG_DIR"
+PROFILE_FORMAT = 1  # version of the JSON layout
+
+
+def config_dir() -> Path:
+    """Return the user config directory of cubebot (not created here)."""
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "cubebot"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "cubebot"
+    return Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "cubebot"
+
+
+def default_profile_path() -> Path:
+    """Return where the default colour profile is saved and looked for."""
+    return config_dir() / "colours.json"
+
+
+@dataclass(frozen=True)
+class ColourProfile:
+    """Reference colours of one cube under one light, per face of the scheme's reference holding."""
+
+    scheme: ColourScheme
+    lab: np.ndarray  # (6, 3) mean Lab per scheme colour, scheme face order U R F D L B
+    spread: np.ndarray  # (6,) root-mean-square Lab distance of that colour's stickers
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(6, dtype=int))  # stickers seen
+    scans: int = 0
+
+    def __post_init__(self) -> None:
+        lab = np.asarray(self.lab, dtype=float)
+        spread = np.asarray(self.spread, dtype=float)
+        if lab.shape != (6, 3) or spread.shape != (6,):
+            raise ProfileError(
+                f"a colour profile has six Lab colours and six spreads; got shapes {lab.shape} "
+                f"and {spread.shape}"
+            )
+        if not (np.isfinite(lab).all() and np.isfinite(spread).all()):
+            raise ProfileError("a colour profile's colours must be finite numbers")
+        object.__setattr__(self, "lab", lab)
+        object.__setattr__(self, "spread", spread)
+        object.__setattr__(self, "counts", np.asarray(self.counts, dtype=int))
+
+    def to_json(self) -> dict:
+        """Return the profile as a JSON-ready dict."""
+        return {
+            "format": PROFILE_FORMAT,
+            "scheme": self.scheme.to_json(),
+            "scans": self.scans,
+            "colours": {
+                name: {"face": face, "lab": [round(float(v), 3) for v in lab],
+                       "spread": round(float(s), 3), "stickers": int(n)}
+                for name, face, lab, s, n in zip(self.scheme.colours, FACE_LETTERS, self.lab,
+                                                 self.spread, self.counts)
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> "ColourProfile":
+        """Return the profile a JSON dict describes.
+
+        Raises:
+            ProfileError: a newer format, a missing colour, or malformed numbers.
+        """
+        if not isinstance(data, dict) or "colours" not in data or "scheme" not in data:
+            raise ProfileError("not a colour profile: expected \"scheme\" and \"colours\"")
+        if data.get("format") != PROFILE_FORMAT:
+            raise ProfileError(
+                f"colour profile format {data.get('format')!r} is not {PROFILE_FORMAT}; "
+                "re-run `cubebot calibrate colours`"
+            )
+        scheme = ColourScheme.from_json(data["scheme"])
+        colours = data["colours"]
+        missing = [name for name in scheme.colours if name not in colours]
+        if missing:
+            raise ProfileError(f"colour profile lacks the colour(s) {', '.join(missing)}")
+        try:
+            entries = [colours[name] for name in scheme.colours]
+            lab = np.array([e["lab"] for e in entries], dtype=float)
+            spread = np.array([e["spread"] for e in entries], dtype=float)
+            counts = np.array([e.get("stickers", 0) for e in entries], dtype=int)
+        except (KeyError, TypeError, ValueError) as err:
+            raise ProfileError(f"colour profile has a malformed colour entry: {err}") from err
+        return cls(scheme, lab, spread, counts, int(data.get("scans", 0)))
+
+    def save(self, path: Union[str, Path, None] = None) -> Path:
+        """Return the path written: the profile as JSON, atomically (default: the config dir)."""
+        target = Path(path) if path is not None else default_profile_path()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                json.dump(self.to_json(), handle, indent=2)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        log.info("saved colour profile to %s", target)
+        return target
+
+    @classmethod
+    def load(cls, path: Union[str, Path, None] = None) -> "ColourProfile":
+        """Return the profile saved at ``path`` (default: the config dir).
+
+        Raises:
+            ProfileError: the file is missing, not JSON, or not a profile.
+        """
+        source = Path(path) if path is not None else default_profile_path()
+        try:
+            data = json.loads(source.read_text())
+        except FileNotFoundError as err:
+            raise ProfileError(
+                f"no colour profile at {source}; run `cubebot calibrate colours` first"
+            ) from err
+        except (OSError, json.JSONDecodeError) as err:
+            raise ProfileError(f"cannot read colour profile {source}: {err}") from err
+        return cls.from_json(data)
+
+
+ProfileLike = Union[ColourProfile, str, Path, None, bool]
+
+
+def resolve_profile(profile: ProfileLike, scheme: ColourScheme,
+                    default: bool = False) -> Optional[ColourProfile]:
+    """Return the profile to use: given, loaded from a path, the saved default, or None.
+
+    ``None`` means the saved default when ``default`` is true and one exists; ``False`` none.
+
+    Raises:
+        ProfileError: a path that cannot be read as a profile.
+    """
+    if profile is False or (profile is None and not default):
+        return None
+    if profile is None:
+        path = default_profile_path()
+        if not path.is_file():
+            return None
+        log.info("using the colour profile %s", path)
+        return ColourProfile.load(path)
+    if isinstance(profile, ColourProfile):
+        return profile
+    if isinstance(profile, (str, Path)):
+        return ColourProfile.load(profile)
+    raise ProfileError(f"profile must be a ColourProfile or a path, got {type(profile).__name__}")
+
+
+def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Return, for each face class, the scheme face whose colour it is (best of 24 holdings)."""
+    holdings = orientations()
+    fit = ((lab[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
+    return holdings[int(fit.argmin())]
+
+
+def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *, scheme: SchemeLike = None,
+                  order: str = "rgb", start: Optional[ColourProfile] = None) -> ColourProfile:
+    """Return a profile learnt from scans: (samples, size, facelets or None) each.
+
+    A scan with known facelets (a solved cube: ``"UUU...BBB"``) teaches exactly; a scan without
+    is first classified with what has been learnt so far. ``start`` continues an old profile.
+
+    Raises:
+        SampleError, ImpossibleCubeError, DoubtfulStickersError: a scan cannot be used.
+        ProfileError: no scan given.
+    """
+    from calibration.classifier import ColourClassifier
+
+    chosen = start.scheme if start is not None and scheme is None else load_scheme(scheme)
+    totals = np.zeros((6, 3))
+    squares = np.zeros(6)
+    counts = np.zeros(6)
+    used = 0
+    current = start
+    if start is not None:
+        totals = start.lab * start.counts[:, None]
+        squares = (start.spread ** 2 + (start.lab ** 2).sum(axis=1)) * start.counts
+        counts = start.counts.astype(float)
+        used = start.scans
+    reference = linear_to_lab(srgb_to_linear(chosen.rgb_array))
+    for samples, size, facelets in scans:
+        model = ColourClassifier(size, order=order, scheme=chosen,
+                                 profile=current if current is not None else False)
+        model.fit(samples, facelets)
+        per_face = size * size
+        faces_of = np.arange(6 * per_face) // per_face
+        rgb = np.asarray(samples, dtype=float)
+        rgb = rgb[:, ::-1] if order == "bgr" else rgb
+        lab = linear_to_lab(srgb_to_linear(rgb) / model.cast_ / model.face_gains_[faces_of])
+        means = np.array([lab[model.labels_ == f].mean(axis=0) for f in range(6)])
+        known = current.lab if current is not None else reference
+        colour_of = _colour_of_faces(means, known)
+        for face in range(6):
+            mine = lab[model.labels_ == face]
+            colour = colour_of[face]
+            totals[colour] += mine.sum(axis=0)
+            squares[colour] += (mine ** 2).sum()
+            counts[colour] += len(mine)
+        used += 1
+        mean = totals / counts[:, None]
+        spread = np.sqrt(np.maximum(squares / counts - (mean ** 2).sum(axis=1), 0.0))
+        current = ColourProfile(chosen, mean, spread, counts.astype(int), used)
+        log.info("learnt from scan %d (%dx%d)", used, size, size)
+    if current is None:
+        raise ProfileError("no scans given to learn a colour profile from")
+    return current

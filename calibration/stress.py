@@ -1,0 +1,140 @@
+"""Synthetic scans for stress tests: a known cube's sticker colours under hard, varied light.
+
+:func:`render_scan` turns a facelet string into the colour samples a sampler would hand over
+(sRGB 0..255, facelet order) under a :class:`Lighting`: lamp colour temperature 2700-6500 K
+(the camera's white balance corrects only part of it), per-face exposure jitter, a shadow falling
+across faces, glare spots that wash stickers out towards white, sensor noise, and optionally an
+orange that is nearly as red as the red. :data:`CONDITIONS` names the sweeps the benchmark and
+the tests share.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from calibration.colour_space import linear_to_srgb, srgb_to_linear
+from calibration.scheme import SchemeLike, load_scheme
+from solver.cube import Cube
+from solver.notation import FACE_LETTERS
+
+__all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan"]
+
+# Kim et al.'s cubic fit of the Planckian locus in CIE xy (1667-25000 K).
+_X_FIT = ((-0.2661239e9, -0.2343589e6, 0.8776956e3, 0.179910),
+          (-3.0258469e9, 2.1070379e6, 0.2226347e3, 0.240390))
+_Y_FIT = ((-1.1063814, -1.34811020, 2.18555832, -0.20219683),
+          (-0.9549476, -1.37418593, 2.09137015, -0.16748867),
+          (3.0817580, -5.87338670, 3.75112997, -0.37001483))
+_XYZ_TO_RGB = np.linalg.inv(np.array([
+    [0.4124564, 0.3575761, 0.1804375],
+    [0.2126729, 0.7151522, 0.0721750],
+    [0.0193339, 0.1191920, 0.9503041],
+]))
+
+
+def illuminant_rgb(kelvin: float) -> np.ndarray:
+    """Return the linear-sRGB colour of a black body at ``kelvin``, scaled so green is 1.
+
+    Raises:
+        ValueError: the temperature is outside 1667..25000 K.
+    """
+    if not 1667 <= kelvin <= 25000:
+        raise ValueError(f"colour temperature {kelvin} K is outside 1667..25000 K")
+    t = float(kelvin)
+    a, b, c, d = _X_FIT[0] if t <= 4000 else _X_FIT[1]
+    x = a / t ** 3 + b / t ** 2 + c / t + d
+    fit = _Y_FIT[0] if t <= 2222 else _Y_FIT[1] if t <= 4000 else _Y_FIT[2]
+    y = fit[0] * x ** 3 + fit[1] * x ** 2 + fit[2] * x + fit[3]
+    xyz = np.array([x / y, 1.0, (1 - x - y) / y])
+    rgb = np.maximum(_XYZ_TO_RGB @ xyz, 1e-3)
+    return rgb / rgb[1]
+
+
+@dataclass(frozen=True)
+class Lighting:
+    """How a synthetic scan is lit and photographed (every number a spread or a level).
+
+    ``kelvin``: lamp temperature, or None for a random one in 2700..6500 K. ``white_balance``:
+    how much of the lamp's cast the camera removes (0 none, 1 all). ``exposure_jitter``: std of
+    the log exposure per face. ``shadow``: darkest fraction lost across a shadowed face (0 none).
+    ``shadowed_faces``: how many faces a shadow falls on. ``glare``: stickers washed out.
+    ``noise``: sensor noise std in sRGB units. ``red_orange``: 0 keeps orange, 1 makes it red.
+    """
+
+    kelvin: Optional[float] = 5000.0
+    white_balance: float = 0.6
+    exposure_jitter: float = 0.1
+    shadow: float = 0.0
+    shadowed_faces: int = 0
+    glare: int = 0
+    noise: float = 2.0
+    red_orange: float = 0.0
+    sticker_variation: float = 0.03
+
+
+#: Named sweeps, from a kind room to a hostile one.
+CONDITIONS: dict[str, Lighting] = {
+    "easy": Lighting(kelvin=5500, exposure_jitter=0.05, noise=1.5),
+    "moderate": Lighting(kelvin=None, exposure_jitter=0.2, shadow=0.3, shadowed_faces=1,
+                         glare=1, noise=3.0),
+    "warm 2700K": Lighting(kelvin=2700, white_balance=0.4, exposure_jitter=0.2, noise=3.0),
+    "red~orange": Lighting(kelvin=None, exposure_jitter=0.2, noise=3.0, red_orange=0.55),
+    "hard": Lighting(kelvin=None, white_balance=0.3, exposure_jitter=0.35, shadow=0.5,
+                     shadowed_faces=2, glare=3, noise=5.0, red_orange=0.4),
+}
+
+
+def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optional[int] = None,
+                scheme: SchemeLike = None) -> np.ndarray:
+    """Return the samples (n, 3), sRGB 0..255, a sampler would read from this cube under ``lighting``.
+
+    ``facelets`` is in face letters (URFDLB); each face letter shows the scheme's colour of
+    that face. The same seed gives the same scan.
+
+    Raises:
+        NotAFaceletStringError, ImpossibleCubeError: ``facelets`` is not a real cube.
+        SchemeError: a bad scheme.
+    """
+    cube = Cube(facelets)
+    rng = np.random.default_rng(seed)
+    colours = srgb_to_linear(load_scheme(scheme).rgb_array)
+    if lighting.red_orange:
+        red, orange = FACE_LETTERS.index("R"), FACE_LETTERS.index("L")
+        if load_scheme(scheme).colours[red] == "red" and load_scheme(scheme).colours[orange] == "orange":
+            colours[orange] = (1 - lighting.red_orange) * colours[orange] \
+                + lighting.red_orange * colours[red] * 1.35
+    n = len(cube.facelets)
+    per_face = n // 6
+    size = 2 if n == 24 else 3
+    labels = np.array([FACE_LETTERS.index(c) for c in cube.facelets])
+    linear = colours[labels] * np.exp(rng.normal(0, lighting.sticker_variation, (n, 3)))
+    kelvin = lighting.kelvin if lighting.kelvin is not None else rng.uniform(2700, 6500)
+    cast = illuminant_rgb(kelvin) ** (1 - lighting.white_balance)
+    light = np.tile(cast, (n, 1)) * np.exp(rng.normal(0, 0.1))
+    faces_of = np.arange(n) // per_face
+    light *= np.exp(rng.normal(0, lighting.exposure_jitter, 6))[faces_of, None]
+    for face in rng.choice(6, size=lighting.shadowed_faces, replace=False):
+        # a shadow edge crosses the face: the far rows/columns lose up to ``shadow`` of the light
+        angle = rng.uniform(0, 2 * np.pi)
+        rows, cols = np.divmod(np.arange(per_face), size)
+        along = (np.cos(angle) * cols + np.sin(angle) * rows)
+        along = (along - along.min()) / max(np.ptp(along), 1e-9)
+        light[face * per_face:(face + 1) * per_face] *= (1 - lighting.shadow * along)[:, None]
+    linear = linear * light
+    for sticker in rng.choice(n, size=lighting.glare, replace=False):
+        wash = rng.uniform(0.3, 0.7)
+        linear[sticker] = (1 - wash) * linear[sticker] + wash * cast * 1.2
+    rgb = linear_to_srgb(linear) + rng.normal(0, lighting.noise, (n, 3))
+    return np.clip(rgb, 0, 255)
+
+
+def random_scan(size: int, lighting: Lighting, seed: int,
+                scheme: SchemeLike = None) -> tuple[str, np.ndarray]:
+    """Return a random cube's facelets and its synthetic scan, both fixed by ``seed``."""
+    cube = Cube.random(size, random.Random(seed))
+    return cube.facelets, render_scan(cube.facelets, lighting, seed=seed, scheme=scheme)
+
