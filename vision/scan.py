@@ -8,8 +8,9 @@ colours to the colour classifier and returns a valid facelet string, or raises
 
 from __future__ import annotations
 
+import itertools
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
@@ -24,7 +25,7 @@ from vision.sampling import sample_stickers
 if TYPE_CHECKING:  # the classifier is only needed by scan_cube
     from calibration import Classification
 
-__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "sticker_name"]
+__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "classify_scan", "sticker_name"]
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,19 @@ class FaceView:
     face: str
     frame: np.ndarray
     grid: Grid
-    rgb: np.ndarray  # (n*n, 3) RGB 0..255, row by row
+    rgb: np.ndarray  # (n*n, 3) RGB 0..255, row by row as the picture shows them
     spread: np.ndarray  # (n*n,)
+    turns: int = 0  # quarter turns (clockwise) the picture was found to be off by
+
+    def in_net_order(self, values: np.ndarray) -> np.ndarray:
+        """Return per-sticker values (picture order) reordered so the net's top row comes first."""
+        n = self.grid.size
+        grid = np.asarray(values).reshape(n, n, *np.shape(values)[1:])
+        return np.rot90(grid, -self.turns).reshape(np.shape(values))
+
+    def turned(self, turns: int) -> "FaceView":
+        """Return this view with the picture taken to be off by ``turns`` quarter turns."""
+        return replace(self, turns=turns % 4)
 
 
 @dataclass
@@ -56,12 +68,24 @@ class FaceScan:
     @property
     def rgb(self) -> np.ndarray:
         """Return every sticker's RGB colour (6*n*n, 3) in facelet order (U R F D L B)."""
-        return np.concatenate([self.views[f].rgb for f in FACE_LETTERS])
+        return np.concatenate([self.views[f].in_net_order(self.views[f].rgb) for f in FACE_LETTERS])
 
     @property
     def spread(self) -> np.ndarray:
         """Return every sticker's colour spread (6*n*n,) in facelet order."""
-        return np.concatenate([self.views[f].spread for f in FACE_LETTERS])
+        return np.concatenate([self.views[f].in_net_order(self.views[f].spread)
+                               for f in FACE_LETTERS])
+
+    def picture_order(self, facelets: str) -> dict[str, str]:
+        """Return, per face, the letters of ``facelets`` in the order its picture shows them."""
+        per_face = self.size * self.size
+        out = {}
+        for f_index, face in enumerate(FACE_LETTERS):
+            view = self.views[face]
+            letters = np.array(list(facelets[f_index * per_face:(f_index + 1) * per_face]))
+            n = self.size
+            out[face] = "".join(np.rot90(letters.reshape(n, n), view.turns).ravel())
+        return out
 
 
 def scan_face(frame: np.ndarray, face: str, size: int, *,
@@ -110,31 +134,70 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
 
 
 def scan_cube(camera: Camera, size: int, *, profile: Any = None, scheme: Any = None,
-              sample_points: SamplePoints | None = None) -> tuple["Classification", FaceScan]:
+              sample_points: SamplePoints | None = None,
+              turned_faces: str = "UD") -> tuple["Classification", FaceScan]:
     """Return the classified cube and the scan it came from.
 
-    ``profile`` and ``scheme`` go to the colour classifier. Raises :class:`ScanError` naming
-    the faces (and stickers) to re-shoot when a grid is not found or the colours do not make a
-    valid cube.
+    ``profile`` and ``scheme`` go to the colour classifier. When the pictures as taken do not
+    make a valid cube, the faces in ``turned_faces`` are tried a quarter, half and three
+    quarters turned (robots and people often photograph U and D turned), and the valid reading
+    with the largest margin is kept; the turns found are in each view's ``turns``. Raises
+    :class:`ScanError` naming the faces (and stickers) to re-shoot when a grid is not found or
+    no turn of the pictures gives a valid cube.
+    """
+    scan = scan_faces(camera, size, sample_points=sample_points)
+    return classify_scan(scan, profile=profile, scheme=scheme, turned_faces=turned_faces), scan
+
+
+def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
+                  turned_faces: str = "UD") -> "Classification":
+    """Return the classification of a scan, trying turned pictures as :func:`scan_cube` says.
+
+    Sets the ``turns`` of the scan's views to the turns found. Raises :class:`ScanError`.
     """
     from calibration import DoubtfulStickersError, classify
     from solver import Cube
     from solver.errors import FaceletError
 
-    scan = scan_faces(camera, size, sample_points=sample_points)
-    try:
-        result = classify(scan.rgb, size, spread=scan.spread, profile=profile, scheme=scheme)
-    except DoubtfulStickersError as err:
-        stickers = sorted(err.stickers)
-        raise _reshoot(stickers, size, f"the colours do not make a valid cube ({err})") from err
-    try:
-        Cube(result.facelets)
-    except FaceletError as err:
-        # name the least certain stickers: the likeliest misreadings
-        worst = np.argsort(np.asarray(result.confidence))[:max(2, size)]
-        raise _reshoot(sorted(int(i) for i in worst), size,
-                       f"the colours read do not make a real cube ({err})") from err
-    return result, scan
+    size = scan.size
+    unknown = set(turned_faces) - set(FACE_LETTERS)
+    if unknown:
+        raise ValueError(f"turned_faces may hold only face letters URFDLB, not {''.join(sorted(unknown))}")
+    first_error: ScanError | None = None
+    best: tuple[float, "Classification", dict[str, FaceView]] | None = None
+    faces = [f for f in FACE_LETTERS if f in turned_faces]
+    original = dict(scan.views)
+    for turns in itertools.product(range(4), repeat=len(faces)):
+        scan.views = dict(original)
+        for face, k in zip(faces, turns):
+            scan.views[face] = original[face].turned(k)
+        try:
+            result = classify(scan.rgb, size, spread=scan.spread, profile=profile, scheme=scheme)
+            Cube(result.facelets)
+        except DoubtfulStickersError as err:
+            if first_error is None:
+                first_error = _reshoot(sorted(err.stickers), size,
+                                       f"the colours do not make a valid cube ({err})")
+            continue
+        except FaceletError as err:
+            if first_error is None:
+                worst = np.argsort(np.asarray(result.confidence))[:max(2, size)]
+                first_error = _reshoot(sorted(int(i) for i in worst), size,
+                                       f"the colours read do not make a real cube ({err})")
+            continue
+        if best is None or result.margin > best[0]:
+            best = (float(result.margin), result, dict(scan.views))
+        if not any(turns):
+            break  # the pictures as taken make a valid cube: no need to guess turns
+    if best is None:
+        scan.views = original
+        assert first_error is not None
+        raise first_error
+    scan.views = best[2]
+    turned = {f: v.turns for f, v in scan.views.items() if v.turns}
+    if turned:
+        log.info("pictures read as turned: %s", ", ".join(f"{f} by {k}/4" for f, k in turned.items()))
+    return best[1]
 
 
 def _reshoot(stickers: list[int], size: int, why: str) -> ScanError:

@@ -1,0 +1,100 @@
+"""Pictures for people: a frame annotated with the found grid and the classified colours."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+import cv2
+import numpy as np
+
+from solver.notation import FACE_LETTERS
+from vision.grid import Grid
+
+__all__ = ["draw_overlay", "write_overlays", "LABEL_BGR"]
+
+#: Swatch colours for face letters (Western scheme), BGR, used to show classified stickers.
+LABEL_BGR = {
+    "U": (250, 250, 250),
+    "R": (40, 30, 200),
+    "F": (60, 170, 20),
+    "D": (20, 220, 250),
+    "L": (10, 120, 255),
+    "B": (200, 80, 10),
+}
+_SEEN = (0, 255, 0)
+_FILLED = (0, 200, 255)
+_DOUBTFUL = (0, 0, 255)
+
+
+def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] = None, *,
+                 doubtful: Sequence[int] = (), caption: str = "") -> np.ndarray:
+    """Return a copy of a BGR frame with the grid drawn and each sticker's label on it.
+
+    Stickers the detector saw are outlined green, those filled from the lattice amber, and
+    ``doubtful`` ones (indices within the face) red. ``labels`` (one per sticker, e.g. face
+    letters) are written in the middle of each sticker on a swatch of that face's colour.
+    Raises :class:`ValueError` when the number of labels is not the number of stickers.
+    """
+    n = grid.size
+    if labels is not None and len(labels) != n * n:
+        raise ValueError(f"need {n * n} labels, one per sticker, got {len(labels)}")
+    out = frame.copy()
+    scale = max(1.0, max(frame.shape[:2]) / 640)
+    thick = max(1, int(round(2 * scale)))
+    cv2.polylines(out, [np.rint(grid.corners).astype(np.int32)], True, (255, 255, 255), thick,
+                  cv2.LINE_AA)
+    seen = grid.seen if len(grid.seen) == n * n else np.ones(n * n, dtype=bool)
+    for i in range(n * n):
+        quad = np.rint(grid.sticker_quad(i, inset=0.08)).astype(np.int32)
+        colour = _DOUBTFUL if i in doubtful else (_SEEN if seen[i] else _FILLED)
+        cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
+        if labels is None:
+            continue
+        label = str(labels[i])
+        centre = tuple(int(v) for v in np.rint(quad.mean(axis=0)))
+        radius = int(max(4, 0.18 * grid.pitch()))
+        swatch = LABEL_BGR.get(label)
+        if swatch is not None:
+            cv2.circle(out, centre, radius, swatch, -1, cv2.LINE_AA)
+            cv2.circle(out, centre, radius, (0, 0, 0), max(1, thick // 2), cv2.LINE_AA)
+        font = 0.45 * scale * max(1.0, radius / 14)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+        text_colour = (0, 0, 0) if swatch is None or sum(swatch) > 380 else (255, 255, 255)
+        cv2.putText(out, label, (centre[0] - tw // 2, centre[1] + th // 2),
+                    cv2.FONT_HERSHEY_SIMPLEX, font, text_colour, thick, cv2.LINE_AA)
+    if caption:
+        cv2.putText(out, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.8 * scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.8 * scale, (255, 255, 255), thick, cv2.LINE_AA)
+    return out
+
+
+def write_overlays(views: dict, folder: Union[str, os.PathLike[str]], *,
+                   facelets: Optional[str] = None, doubtful: Sequence[int] = ()) -> list[Path]:
+    """Write one annotated PNG per scanned face into ``folder`` and return their paths.
+
+    ``views`` maps face letters to :class:`~vision.scan.FaceView`; ``facelets`` (the classified
+    string) labels the stickers; ``doubtful`` holds facelet indices to mark red. The folder is
+    created if needed; raises :class:`OSError` when a file cannot be written.
+    """
+    out_dir = Path(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for f_index, face in enumerate(FACE_LETTERS):
+        view = views.get(face)
+        if view is None:
+            continue
+        n = view.grid.size
+        per_face = n * n
+        labels = facelets[f_index * per_face:(f_index + 1) * per_face] if facelets else None
+        local = [i - f_index * per_face for i in doubtful
+                 if f_index * per_face <= i < (f_index + 1) * per_face]
+        image = draw_overlay(view.frame, view.grid, labels, doubtful=local, caption=f"face {face}")
+        path = out_dir / f"{face}.png"
+        if not cv2.imwrite(str(path), image):
+            raise OSError(f"could not write overlay image {str(path)!r}")
+        paths.append(path)
+    return paths
