@@ -78,6 +78,7 @@ class Firmware:
         self.done = 0
         self.started = 0
         self._replies: OrderedDict[int, bytes] = OrderedDict()
+        self._held: dict[int, Frame] = {}
         self._queue: deque[tuple[int, tuple[Move, ...]]] = deque()
         self._current: Optional[tuple[int, tuple[Move, ...], float]] = None
         self.fault: Optional[tuple[str, dict[str, str]]] = None
@@ -107,13 +108,19 @@ class Firmware:
         self.tick(now)
         if now < self._deaf_until:
             return b""
+        bad_before = self._parser.bad_frames
         frames = self._parser.feed(data)
         out = bytearray()
         if self._parser.take_estops():
             out += self._estop()
         for frame in frames:
             out += self._answer(frame, now)
+        if self._parser.bad_frames > bad_before:  # a damaged frame: ask for what we expect
+            out += self._resend()
         return bytes(out)
+
+    def _resend(self) -> bytes:
+        return encode(Frame("N", "RESEND", fields={"N": str(self.next_seq), "B": self.boot_id}))
 
     def tick(self, now: float) -> None:
         """Advance the motors to time ``now``: finish due moves and start queued ones."""
@@ -174,19 +181,28 @@ class Firmware:
         seq = frame.number % SEQ_MODULUS
         ahead = seq_after(seq, self.next_seq)
         if ahead > 0:
-            return encode(Frame("N", "RESEND", fields={"N": str(self.next_seq),
-                                                        "B": self.boot_id}))
+            if ahead < 2 * self.queue_depth:
+                self._held[seq] = frame  # kept until the gap before it is filled
+            return self._resend()
         if ahead < 0:
             cached = self._replies.get(seq)
             if cached is not None:
                 return cached  # a repeat: answered again, never executed again
             return encode(Frame(frame.tag, "ERR", ("STALE",), self._counters()))
-        reply = encode(self._execute(frame, now))
-        self.next_seq = (self.next_seq + 1) % SEQ_MODULUS
-        self._replies[seq] = reply
-        while len(self._replies) > 4 * self.queue_depth:
-            self._replies.popitem(last=False)
-        return reply
+        out = bytearray()
+        while True:
+            reply = encode(self._execute(frame, now))
+            self._replies[seq] = reply
+            self.next_seq = seq = (seq + 1) % SEQ_MODULUS
+            while len(self._replies) > 4 * self.queue_depth:
+                self._replies.popitem(last=False)
+            held = self._held.pop(seq, None)
+            if held is None:
+                out += reply
+                return bytes(out)
+            frame = held
+            if len(self._held) % 4 == 0:
+                out += reply  # an answer now and then while catching up; the last one counts
 
     def _error(self, frame: Frame, code: str, detail: Optional[dict[str, str]] = None) -> Frame:
         fields = dict(detail or {})

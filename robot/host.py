@@ -3,25 +3,20 @@
 Moves go out as numbered frames, several in flight (a window no larger than the rig's queue).
 The rig acknowledges each frame when it is queued, with cumulative counters: ``N`` (the next
 frame it expects), ``D`` (frames completed) and ``L`` (frames queued or running). A frame not
-acknowledged within ``timeout`` is sent again, as are all frames after a gap the rig reports;
-the rig answers repeats from its replay cache without executing them, so every move runs
-exactly once. After a lost connection the host reconnects, reads ``N`` from the handshake and
+acknowledged in time is sent again (the timer follows the measured round trip, at most
+``timeout``), and a frame the rig reports missing is sent again at once; the rig holds frames
+that arrive after a gap and answers repeats from its replay cache without executing them, so
+every move runs exactly once. After a lost connection the host reconnects, reads ``N`` from the handshake and
 resumes from there; a changed boot id stops everything with :class:`RigResetError`.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
-import queue
-import threading
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Callable, Optional, Union
-
-import serial
-import serial.threaded
 
 from robot.errors import (
     EmergencyStopError,
@@ -37,9 +32,10 @@ from robot.errors import (
     RobotError,
     StallError,
 )
+from robot.link import Link, RigInfo
 from robot.model import RigModel
 from robot.plan import Plan, plan
-from robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, FrameParser, encode, seq_after
+from robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
 from solver.notation import MoveSequence
 
 __all__ = ["Rig", "RigInfo", "StreamReport", "ProgressCallback"]
@@ -62,44 +58,6 @@ _FAULT_TEXT = {
 }
 
 
-@dataclass(frozen=True)
-class RigInfo:
-    """The rig's handshake: versions, boot id, geometry, queue depth and counters."""
-
-    protocol: int
-    firmware: str
-    boot_id: str
-    faces: str
-    steps_per_quarter: int
-    microsteps: int
-    queue_depth: int
-    parallel_opposite: bool
-    size: int
-    state: str
-    next_seq: int
-    done: int
-
-    @classmethod
-    def from_frame(cls, frame: Frame) -> "RigInfo":
-        """Return the handshake a ``HELLO`` reply carries.
-
-        Raises:
-            ProtocolError: a field is missing or malformed.
-        """
-        f = frame.fields
-        try:
-            return cls(frame.field_int("PROTO"), f["FW"], f["B"], f["FACES"],
-                       frame.field_int("STEPS"), frame.field_int("MICRO"),
-                       frame.field_int("QUEUE"), f.get("PAR") == "1", frame.field_int("SIZE"),
-                       f.get("STATE", "READY"), frame.field_int("N"), frame.field_int("D"))
-        except KeyError as err:
-            raise ProtocolError(f"handshake {frame} lacks the field {err}") from err
-
-    def as_dict(self) -> dict[str, object]:
-        """Return the handshake as a JSON-ready dict."""
-        return dict(self.__dict__)
-
-
 @dataclass
 class StreamReport:
     """What a stream did: moves and frames the rig accepted, frames sent again, time taken."""
@@ -109,6 +67,7 @@ class StreamReport:
     frames: int = 0
     retransmits: int = 0
     resend_requests: int = 0
+    timeouts: int = 0
     reconnects: int = 0
     seconds: float = 0.0
     planned_seconds: float = 0.0
@@ -116,28 +75,6 @@ class StreamReport:
     def as_dict(self) -> dict[str, object]:
         """Return the report as a JSON-ready dict."""
         return dict(self.__dict__)
-
-
-class _Lost:
-    """Marks the reader thread's end (the connection was lost)."""
-
-    def __init__(self, error: Optional[BaseException]) -> None:
-        self.error = error
-
-
-class _FrameReader(serial.threaded.Protocol):
-    """Reader-thread protocol: checked frames and connection loss go into one queue."""
-
-    def __init__(self, inbox: "queue.Queue[Union[Frame, _Lost]]") -> None:
-        self._inbox = inbox
-        self._parser = FrameParser()
-
-    def data_received(self, data: bytes) -> None:
-        for frame in self._parser.feed(data):
-            self._inbox.put(frame)
-
-    def connection_lost(self, exc: Optional[BaseException]) -> None:
-        self._inbox.put(_Lost(exc))
 
 
 @dataclass
@@ -151,22 +88,6 @@ class _Job:
     accepted: int = 0
     report: StreamReport = field(default_factory=StreamReport)
     started: float = field(default_factory=time.monotonic)
-
-
-def _open_error(url: str, err: BaseException) -> RigConnectionError:
-    code = getattr(err, "errno", None)
-    if code == errno.EACCES:
-        text = (f"permission denied opening {url}: add your user to the group that owns the "
-                f"device (see `ls -l {url}`; usually dialout: `sudo usermod -aG dialout "
-                "$USER`), then log out and back in")
-    elif code == errno.ENOENT:
-        text = (f"no such port {url}: is the rig plugged in? "
-                "`python -m serial.tools.list_ports` lists the ports")
-    elif code == errno.EBUSY:
-        text = f"port {url} is busy: another program has it open"
-    else:
-        text = f"could not open {url}: {err}"
-    return RigConnectionError(text)
 
 
 class Rig:
@@ -194,14 +115,10 @@ class Rig:
         self.window = window
         self.stall_timeout = stall_timeout
         self.info: Optional[RigInfo] = None
-        self._serial: Optional[serial.SerialBase] = None
-        self._reader: Optional[serial.threaded.ReaderThread] = None
-        self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
-        self._query_id = 0
+        self._link: Optional[Link] = None
         self._next_seq = 0
         self._job: Optional[_Job] = None
         self._resync = False
-        self._write_lock = threading.Lock()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -225,6 +142,7 @@ class Rig:
         self._connect()
         info = self._handshake()
         self.info = info
+        self._connected().boot_id = info.boot_id
         self._next_seq = info.next_seq
         self.model = self._choose_model(info)
         log.info("rig %s: firmware %s, boot %s, faces %s, queue %d", self.url, info.firmware,
@@ -246,29 +164,19 @@ class Rig:
         return model
 
     def _connect(self) -> None:
-        try:
-            port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0.05,
-                                         write_timeout=2.0)
-        except serial.SerialException as err:
-            raise _open_error(self.url, err) from err
-        except ValueError as err:
-            raise RigConnectionError(f"cannot open {self.url!r}: {err}") from err
-        self._inbox = queue.Queue()
-        self._serial = port
-        self._reader = serial.threaded.ReaderThread(port, lambda: _FrameReader(self._inbox))
-        self._reader.start()
-        self._reader.connect()
+        self._link = Link(self.url, self.baudrate, self.timeout,
+                          self.info.boot_id if self.info else None)
 
     def _disconnect(self) -> None:
-        reader, port = self._reader, self._serial
-        self._reader = self._serial = None
-        if reader is not None and reader.alive:
-            reader.stop()
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass  # the device is already gone
+        link, self._link = self._link, None
+        if link is not None:
+            link.close()
+
+    def _connected(self) -> Link:
+        if self._link is None:
+            raise RigConnectionError(f"the rig at {self.url} is not connected: use "
+                                     "`with Rig(url) as rig:` or reconnect()")
+        return self._link
 
     def close(self) -> None:
         """Close the port (the rig keeps its queue and counters)."""
@@ -288,67 +196,15 @@ class Rig:
         info = self._handshake()
         self._next_seq = info.next_seq
         self.info = info
+        self._connected().boot_id = info.boot_id
         return info
 
-    def _write(self, data: bytes) -> None:
-        reader = self._reader
-        if reader is None or not reader.alive or not reader.is_alive():
-            raise RigConnectionError(f"lost the connection to the rig at {self.url}")
-        try:
-            with self._write_lock:
-                reader.write(data)
-        except (serial.SerialException, OSError) as err:
-            raise RigConnectionError(f"lost the connection to the rig at {self.url}: {err}") from err
-
-    # -- frames in --------------------------------------------------------------------------
-
-    def _next_frame(self, timeout: float) -> Optional[Frame]:
-        try:
-            item = self._inbox.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            reader = self._reader
-            if reader is None or not reader.is_alive():
-                raise RigConnectionError(f"lost the connection to the rig at {self.url}") from None
-            return None
-        if isinstance(item, _Lost):
-            self._inbox.put(item)  # stays lost until reconnect
-            raise RigConnectionError(f"lost the connection to the rig at {self.url}: "
-                                     f"{item.error or 'port closed'}")
-        if item.kind == "E":
-            raise EmergencyStopError("the rig was emergency-stopped; queued moves were "
-                                     "discarded. Check the rig, then call clear()", item.fields)
-        boot = item.fields.get("B")
-        if self.info is not None and boot is not None and boot != self.info.boot_id:
-            raise RigResetError(
-                f"the rig reset (boot id {self.info.boot_id} -> {boot}) and lost its queue: "
-                "the cube may be half-solved. Re-scan the cube and solve again"
-            )
-        return item
-
-    def _query(self, word: str, deadline: Optional[float] = None) -> Frame:
-        """Return the rig's answer to a query, asking again after each ``timeout``."""
-        self._query_id = (self._query_id + 1) % 10000
-        tag = f"Q{self._query_id}"
-        data = encode(Frame(tag, word))
-        attempts = 0
-        if deadline is None:
-            deadline = time.monotonic() + self.timeout * (self.retries + 1)
-        while time.monotonic() < deadline:
-            self._write(data)
-            attempts += 1
-            until = min(deadline, time.monotonic() + self.timeout)
-            while (left := until - time.monotonic()) > 0:
-                frame = self._next_frame(left)
-                if frame is not None and frame.tag == tag:
-                    if frame.word == "ERR":
-                        raise ProtocolError(f"the rig does not know the query {word}: {frame}")
-                    return frame
-        raise RigTimeoutError(f"the rig at {self.url} did not answer {word} "
-                              f"({attempts} tries)")
+    def _query(self, word: str) -> Frame:
+        return self._connected().query(word, time.monotonic() + self.timeout * (self.retries + 1))
 
     def _handshake(self) -> RigInfo:
         # A board that resets when the port opens is deaf while it boots: keep asking.
-        frame = self._query("HELLO", time.monotonic() + max(self.boot_wait, self.timeout))
+        frame = self._connected().query("HELLO", time.monotonic() + self.boot_wait)
         info = RigInfo.from_frame(frame)
         if info.protocol != PROTOCOL_VERSION:
             raise ProtocolError(f"the rig speaks protocol {info.protocol}, this host "
@@ -384,7 +240,7 @@ class Rig:
         Raises:
             RigConnectionError: the port is gone.
         """
-        self._write(bytes([ESTOP]) * 3)
+        self._connected().write(bytes([ESTOP]) * 3)
         log.warning("emergency stop sent to %s", self.url)
 
     def clear(self) -> None:
@@ -456,14 +312,7 @@ class Rig:
             time.sleep(self.timeout)  # let frames of the aborted stream die out on the wire
             self._next_seq = int(self.status()["N"])
             self._resync = False
-        while True:  # answers still queued belong to earlier exchanges
-            try:
-                item = self._inbox.get_nowait()
-            except queue.Empty:
-                break
-            if isinstance(item, _Lost):
-                self._inbox.put(item)
-                break
+        self._connected().drain()  # answers still queued belong to earlier exchanges
         job = _Job(frames, counts, self._next_seq)
         job.report.total = sum(counts)
         return job
@@ -526,18 +375,21 @@ class Rig:
                   flow_control: bool) -> None:
         """Send the job's frames until the rig accepted them all (the sliding window)."""
         assert self.info is not None
+        link = self._connected()
         depth = self.info.queue_depth
         window = max(1, min(self.window or depth, depth))
         total = len(job.frames)
         sent_upto = job.accepted  # frames [accepted, sent_upto) are in flight
         queued = 0 if not flow_control else depth  # rig's L, refreshed by replies
         oldest_sent = time.monotonic()
-        last_goback = (-1, 0.0)
+        sent_at: dict[int, float] = {}  # frame index -> when last sent
+        resent: set[int] = set()
+        rtt = self.timeout / 4  # smoothed round trip of frames answered at the first try
         timeouts = 0
         status_tag = ""
         next_poll = 0.0
         if flow_control:
-            status_tag = self._ask_status()
+            status_tag = link.ask("STATUS")
             next_poll = time.monotonic() + self.timeout
         while job.accepted < total:
             now = time.monotonic()
@@ -545,24 +397,30 @@ class Rig:
                    and (not flow_control or queued + sent_upto - job.accepted < depth)):
                 if sent_upto == job.accepted:
                     oldest_sent = now
+                if sent_upto in sent_at:
+                    resent.add(sent_upto)
+                    job.report.retransmits += 1
                 word, args = job.frames[sent_upto]
                 seq = (job.seq0 + sent_upto) % SEQ_MODULUS
-                self._write(encode(Frame(f"S{seq}", word, args)))
+                link.send(Frame(f"S{seq}", word, args))
+                sent_at[sent_upto] = now
                 sent_upto += 1
             in_flight = sent_upto - job.accepted
             if in_flight == 0 and now >= next_poll:
-                status_tag = self._ask_status()  # queue full: ask how it drains
+                status_tag = link.ask("STATUS")  # queue full: ask how it drains
                 next_poll = now + max(self.timeout / 4, 0.002)
-            deadline = oldest_sent + self.timeout if in_flight else next_poll
-            frame = self._next_frame(deadline - time.monotonic())
+            # Retransmit timer: a few round trips, doubled after each timeout, at most timeout.
+            rto = min(self.timeout, max(4 * rtt, 0.004) * 2 ** min(timeouts, 16))
+            deadline = oldest_sent + rto if in_flight else next_poll
+            frame = link.next_frame(deadline - time.monotonic())
             if frame is None:
                 if in_flight:
                     timeouts += 1
+                    job.report.timeouts += 1
                     if timeouts > self.retries:
                         raise RigTimeoutError(
                             f"the rig at {self.url} stopped acknowledging frames "
                             f"({self.retries} retries of frame {job.accepted + 1}/{total})")
-                    job.report.retransmits += in_flight
                     sent_upto = job.accepted  # go back: send the window again
                 continue
             before = job.accepted
@@ -571,18 +429,25 @@ class Rig:
                     self._check_state(frame)
                     queued = frame.field_int("L")
                     self._advance(job, frame)
-                continue
-            if frame.kind == "N":
+            elif frame.kind == "N":
                 job.report.resend_requests += 1
                 self._advance(job, frame)
-                key = (job.accepted, time.monotonic())
-                if key[0] != last_goback[0] or key[1] - last_goback[1] > self.timeout / 2:
-                    job.report.retransmits += sent_upto - job.accepted
-                    sent_upto = job.accepted
-                    last_goback = key
-                    oldest_sent = time.monotonic()
+                # The rig holds frames after a gap, so only the missing one is sent again --
+                # unless it went out less than a round trip ago (its answer may be on the way).
+                gap = job.accepted
+                now = time.monotonic()
+                if gap < sent_upto and now - sent_at[gap] > 2 * rtt + 0.001:
+                    word, args = job.frames[gap]
+                    seq = (job.seq0 + gap) % SEQ_MODULUS
+                    link.send(Frame(f"S{seq}", word, args))
+                    sent_at[gap] = now
+                    resent.add(gap)
+                    job.report.retransmits += 1
             elif frame.kind == "S":
                 self._check_reply(job, frame)
+                index = seq_after(frame.number or 0, job.seq0)
+                if index in sent_at and index not in resent:
+                    rtt = 0.875 * rtt + 0.125 * (time.monotonic() - sent_at[index])
                 if self._advance(job, frame):
                     queued = frame.field_int("L")
             if job.accepted > before:
@@ -590,12 +455,6 @@ class Rig:
                 oldest_sent = time.monotonic()
                 if progress is not None:
                     progress(sum(job.moves_per_frame[:job.accepted]), job.report.total)
-
-    def _ask_status(self) -> str:
-        self._query_id = (self._query_id + 1) % 10000
-        tag = f"Q{self._query_id}"
-        self._write(encode(Frame(tag, "STATUS")))
-        return tag
 
     def _advance(self, job: _Job, frame: Frame) -> bool:
         """Return True when ``frame``'s counter ``N`` moved the accepted count forward."""

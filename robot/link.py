@@ -1,0 +1,235 @@
+"""One open port to a rig: the reader thread, frame writes, queries, and the handshake record.
+
+A :class:`Link` opens its URL with ``serial.serial_for_url`` (so a device path, ``COM3``,
+``socket://``, ``rfc2217://``, a pty or ``rigsim://`` all work), reads in one
+``serial.threaded.ReaderThread`` that turns bytes into checked frames, and turns what arrives
+into errors where it must: a lost port, an emergency-stop notice, a changed boot id.
+"""
+
+from __future__ import annotations
+
+import errno
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Optional, Union
+
+import serial
+import serial.threaded
+
+from robot.errors import (
+    EmergencyStopError,
+    ProtocolError,
+    RigConnectionError,
+    RigResetError,
+    RigTimeoutError,
+)
+from robot.protocol import Frame, FrameParser, encode
+
+__all__ = ["Link", "RigInfo"]
+
+
+@dataclass(frozen=True)
+class RigInfo:
+    """The rig's handshake: versions, boot id, geometry, queue depth and counters."""
+
+    protocol: int
+    firmware: str
+    boot_id: str
+    faces: str
+    steps_per_quarter: int
+    microsteps: int
+    queue_depth: int
+    parallel_opposite: bool
+    size: int
+    state: str
+    next_seq: int
+    done: int
+
+    @classmethod
+    def from_frame(cls, frame: Frame) -> "RigInfo":
+        """Return the handshake a ``HELLO`` reply carries.
+
+        Raises:
+            ProtocolError: a field is missing or malformed.
+        """
+        f = frame.fields
+        try:
+            return cls(frame.field_int("PROTO"), f["FW"], f["B"], f["FACES"],
+                       frame.field_int("STEPS"), frame.field_int("MICRO"),
+                       frame.field_int("QUEUE"), f.get("PAR") == "1", frame.field_int("SIZE"),
+                       f.get("STATE", "READY"), frame.field_int("N"), frame.field_int("D"))
+        except KeyError as err:
+            raise ProtocolError(f"handshake {frame} lacks the field {err}") from err
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the handshake as a JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+class _Lost:
+    """Marks the reader thread's end (the connection was lost)."""
+
+    def __init__(self, error: Optional[BaseException]) -> None:
+        self.error = error
+
+
+class _FrameReader(serial.threaded.Protocol):
+    """Reader-thread protocol: checked frames and connection loss go into one queue."""
+
+    def __init__(self, inbox: "queue.Queue[Union[Frame, _Lost]]") -> None:
+        self._inbox = inbox
+        self._parser = FrameParser()
+
+    def data_received(self, data: bytes) -> None:
+        for frame in self._parser.feed(data):
+            self._inbox.put(frame)
+
+    def connection_lost(self, exc: Optional[BaseException]) -> None:
+        self._inbox.put(_Lost(exc))
+
+
+def open_error(url: str, err: BaseException) -> RigConnectionError:
+    """Return the connection error for a port that would not open, saying how to fix it."""
+    code = getattr(err, "errno", None)
+    if code == errno.EACCES:
+        text = (f"permission denied opening {url}: add your user to the group that owns the "
+                f"device (see `ls -l {url}`; usually dialout: `sudo usermod -aG dialout "
+                "$USER`), then log out and back in")
+    elif code == errno.ENOENT:
+        text = (f"no such port {url}: is the rig plugged in? "
+                "`python -m serial.tools.list_ports` lists the ports")
+    elif code == errno.EBUSY:
+        text = f"port {url} is busy: another program has it open"
+    else:
+        text = f"could not open {url}: {err}"
+    return RigConnectionError(text)
+
+
+class Link:
+    """An open port to a rig (see the module doc).
+
+    ``timeout`` is the seconds before a query is asked again; ``boot_id``, once set, is the
+    boot id every answer must carry.
+
+    Raises (from the constructor):
+        RigConnectionError: the port cannot be opened (the message says how to fix it).
+    """
+
+    def __init__(self, url: str, baudrate: int = 115200, timeout: float = 0.25,
+                 boot_id: Optional[str] = None) -> None:
+        self.url = url
+        self.timeout = timeout
+        self.boot_id = boot_id
+        self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
+        self._lock = threading.Lock()
+        self._query_id = 0
+        try:
+            self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05,
+                                               write_timeout=2.0)
+        except serial.SerialException as err:
+            raise open_error(url, err) from err
+        except ValueError as err:
+            raise RigConnectionError(f"cannot open {url!r}: {err}") from err
+        self._reader = serial.threaded.ReaderThread(self._port, lambda: _FrameReader(self._inbox))
+        self._reader.start()
+        self._reader.connect()
+
+    def close(self) -> None:
+        """Stop the reader thread and close the port."""
+        if self._reader.alive:
+            self._reader.stop()
+        try:
+            self._port.close()
+        except (serial.SerialException, OSError):
+            pass  # the device is already gone
+
+    def _lost(self, detail: object = "") -> RigConnectionError:
+        return RigConnectionError(f"lost the connection to the rig at {self.url}"
+                                  + (f": {detail}" if detail else ""))
+
+    def write(self, data: bytes) -> None:
+        """Send raw bytes (a frame, or the emergency-stop byte).
+
+        Raises:
+            RigConnectionError: the port is gone.
+        """
+        if not (self._reader.alive and self._reader.is_alive()):
+            raise self._lost()
+        try:
+            with self._lock:
+                self._reader.write(data)
+        except (serial.SerialException, OSError) as err:
+            raise self._lost(err) from err
+
+    def send(self, frame: Frame) -> None:
+        """Send one frame (see :meth:`write`)."""
+        self.write(encode(frame))
+
+    def next_frame(self, timeout: float) -> Optional[Frame]:
+        """Return the next frame from the rig, or None after ``timeout`` seconds of quiet.
+
+        Raises:
+            RigConnectionError: the port was lost.
+            EmergencyStopError: the rig announced an emergency stop.
+            RigResetError: the frame carries another boot id than :attr:`boot_id`.
+        """
+        try:
+            item = self._inbox.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            if not self._reader.is_alive():
+                raise self._lost() from None
+            return None
+        if isinstance(item, _Lost):
+            self._inbox.put(item)  # stays lost until the port is opened again
+            raise self._lost(item.error or "port closed")
+        if item.kind == "E":
+            raise EmergencyStopError("the rig was emergency-stopped; queued moves were "
+                                     "discarded. Check the rig, then call clear()", item.fields)
+        boot = item.fields.get("B")
+        if self.boot_id is not None and boot is not None and boot != self.boot_id:
+            raise RigResetError(
+                f"the rig reset (boot id {self.boot_id} -> {boot}) and lost its queue: the "
+                "cube's position is unknown. Re-scan the cube and solve again"
+            )
+        return item
+
+    def drain(self) -> None:
+        """Forget frames already received (answers to earlier exchanges)."""
+        while True:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, _Lost):
+                self._inbox.put(item)
+                return
+
+    def ask(self, word: str) -> str:
+        """Return the tag of a query sent once (its answer comes through :meth:`next_frame`)."""
+        self._query_id = (self._query_id + 1) % 10000
+        tag = f"Q{self._query_id}"
+        self.send(Frame(tag, word))
+        return tag
+
+    def query(self, word: str, deadline: float) -> Frame:
+        """Return the rig's answer to a query, asked again every ``timeout`` until ``deadline``.
+
+        Raises:
+            RigTimeoutError: no answer by ``deadline`` (a ``time.monotonic()`` value).
+            ProtocolError: the rig does not know the query.
+            RigConnectionError, EmergencyStopError, RigResetError: see :meth:`next_frame`.
+        """
+        attempts = 0
+        while time.monotonic() < deadline or attempts == 0:
+            tag = self.ask(word)
+            attempts += 1
+            until = min(deadline, time.monotonic() + self.timeout)
+            while (left := until - time.monotonic()) > 0:
+                frame = self.next_frame(left)
+                if frame is not None and frame.tag == tag:
+                    if frame.word == "ERR":
+                        raise ProtocolError(f"the rig does not know the query {word}: {frame}")
+                    return frame
+        raise RigTimeoutError(f"the rig at {self.url} did not answer {word} ({attempts} tries)")

@@ -1,0 +1,54 @@
+"""Frames on the wire: encode/parse round trips, checksums, resync, the e-stop byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from robot.errors import ProtocolError
+from robot.protocol import ESTOP, FRAME_ALPHABET, Frame, FrameParser, encode, seq_after
+
+
+def test_frame_round_trips_through_the_parser() -> None:
+    frame = Frame("S12", "MOVE", ("R2", "L'"), {"N": "13"})
+    [parsed] = FrameParser().feed(encode(frame))
+    assert parsed == frame and parsed.number == 12 and parsed.kind == "S"
+
+
+def test_frame_with_a_flipped_bit_is_dropped() -> None:
+    data = bytearray(encode(Frame("S3", "MOVE", ("R",))))
+    data[6] ^= 0x04
+    parser = FrameParser()
+    assert parser.feed(bytes(data)) == [] and parser.bad_frames == 1
+
+
+def test_parser_resynchronises_on_the_next_frame_start() -> None:
+    good = encode(Frame("Q1", "STATUS"))
+    parser = FrameParser()
+    assert parser.feed(b"garbage$S1 MO" + good) == [Frame("Q1", "STATUS")]
+
+
+def test_frames_split_across_reads_are_joined() -> None:
+    data = encode(Frame("Q7", "HELLO"))
+    parser = FrameParser()
+    assert parser.feed(data[:5]) == [] and parser.feed(data[5:]) == [Frame("Q7", "HELLO")]
+
+
+def test_estop_byte_is_not_one_bit_away_from_any_frame_byte() -> None:
+    for byte in FRAME_ALPHABET:
+        assert bin(byte ^ ESTOP).count("1") >= 2
+
+
+def test_estop_byte_is_seen_between_and_inside_frames() -> None:
+    parser = FrameParser()
+    parser.feed(bytes([ESTOP]) + b"$S1 MO" + bytes([ESTOP]))
+    assert parser.take_estops() == 2 and parser.take_estops() == 0
+
+
+def test_frame_with_bytes_outside_the_alphabet_cannot_be_encoded() -> None:
+    with pytest.raises(ProtocolError, match="does not allow"):
+        encode(Frame("S1", "MOVE", ("r~",)))
+
+
+@pytest.mark.parametrize("seq, base, ahead", [(5, 3, 2), (3, 5, -2), (1, 65535, 2), (65535, 1, -2)])
+def test_sequence_numbers_compare_across_the_wrap(seq: int, base: int, ahead: int) -> None:
+    assert seq_after(seq, base) == ahead
