@@ -173,6 +173,11 @@ class Firmware:
         return {"N": str(self.next_seq), "D": str(self.done), "L": str(self.queue_length),
                 "B": self.boot_id}
 
+    @staticmethod
+    def _reply_tag(frame: Frame) -> str:
+        # answers to S<n> are A<n>, to Q<n> are R<n>: an echoing line is never mistaken for us
+        return ("A" if frame.kind == "S" else "R") + frame.tag[1:]
+
     def _answer(self, frame: Frame, now: float) -> bytes:
         if frame.kind == "Q":
             return encode(self._query(frame))
@@ -188,7 +193,7 @@ class Firmware:
             cached = self._replies.get(seq)
             if cached is not None:
                 return cached  # a repeat: answered again, never executed again
-            return encode(Frame(frame.tag, "ERR", ("STALE",), self._counters()))
+            return encode(Frame(self._reply_tag(frame), "ERR", ("STALE",), self._counters()))
         out = bytearray()
         while True:
             reply = encode(self._execute(frame, now))
@@ -208,12 +213,12 @@ class Firmware:
         fields = dict(detail or {})
         fields.update(self._counters())
         fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
-        return Frame(frame.tag, "ERR", (code,), fields)
+        return Frame(self._reply_tag(frame), "ERR", (code,), fields)
 
     def _ok(self, frame: Frame) -> Frame:
         fields = self._counters()
         fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
-        return Frame(frame.tag, "OK", (), fields)
+        return Frame(self._reply_tag(frame), "OK", (), fields)
 
     def _execute(self, frame: Frame, now: float) -> Frame:
         if frame.word == "CLEAR":
@@ -248,13 +253,13 @@ class Firmware:
                       "PAR": "1" if self.model.parallel_opposite else "0",
                       "SIZE": str(self.cube.size), "STATE": self.state}
             fields.update(self._counters())
-            return Frame(frame.tag, "HELLO", (), fields)
+            return Frame(self._reply_tag(frame), "HELLO", (), fields)
         if frame.word == "STATUS":
             fields = {"STATE": self.state, **self._counters()}
             if self.fault:
                 fields.update(self.fault[1])
-            return Frame(frame.tag, "STATUS", (), fields)
+            return Frame(self._reply_tag(frame), "STATUS", (), fields)
         if frame.word == "CUBE":
-            return Frame(frame.tag, "CUBE", (), {"F": self.cube.facelets, "B": self.boot_id})
-        return Frame(frame.tag, "ERR", ("BADCMD",), {"WORD": frame.word, "B": self.boot_id})
+            return Frame(self._reply_tag(frame), "CUBE", (), {"F": self.cube.facelets, "B": self.boot_id})
+        return Frame(self._reply_tag(frame), "ERR", ("BADCMD",), {"WORD": frame.word, "B": self.boot_id})
 

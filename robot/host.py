@@ -424,8 +424,8 @@ class Rig:
                     sent_upto = job.accepted  # go back: send the window again
                 continue
             before = job.accepted
-            if frame.kind == "Q":
-                if frame.tag == status_tag and frame.word == "STATUS":
+            if frame.kind == "R":
+                if frame.tag[1:] == status_tag[1:] and frame.word == "STATUS":
                     self._check_state(frame)
                     queued = frame.field_int("L")
                     self._advance(job, frame)
@@ -443,7 +443,7 @@ class Rig:
                     sent_at[gap] = now
                     resent.add(gap)
                     job.report.retransmits += 1
-            elif frame.kind == "S":
+            elif frame.kind == "A":
                 self._check_reply(job, frame)
                 index = seq_after(frame.number or 0, job.seq0)
                 if index in sent_at and index not in resent:

@@ -228,7 +228,7 @@ class Link:
             until = min(deadline, time.monotonic() + self.timeout)
             while (left := until - time.monotonic()) > 0:
                 frame = self.next_frame(left)
-                if frame is not None and frame.tag == tag:
+                if frame is not None and frame.kind == "R" and frame.tag[1:] == tag[1:]:
                     if frame.word == "ERR":
                         raise ProtocolError(f"the rig does not know the query {word}: {frame}")
                     return frame

@@ -1,8 +1,9 @@
 """The wire format both sides speak (see ``docs/protocol.md``): framed, checksummed ASCII lines.
 
-A frame is ``$TAG WORD FIELD...*CRC\\n``. ``TAG`` is ``S<n>`` for a sequenced command (a move:
-executed exactly once), ``Q<n>`` for a query (safe to repeat), ``N`` for the rig's resend
-request and ``E`` for its emergency-stop notice; ``CRC`` is the CRC-16/CCITT
+A frame is ``$TAG WORD FIELD...*CRC\\n``. The host's ``TAG`` is ``S<n>`` for a sequenced command
+(a move: executed exactly once) or ``Q<n>`` for a query (safe to repeat); the rig answers them
+as ``A<n>`` and ``R<n>``, and sends ``N`` for a resend request and ``E`` for an emergency-stop
+notice; ``CRC`` is the CRC-16/CCITT
 (:func:`binascii.crc_hqx`, start value 0xFFFF) of the bytes between ``$`` and ``*``, as four
 upper-case hex digits. Frames hold only the bytes of :data:`FRAME_ALPHABET`; the emergency stop
 is the single byte :data:`ESTOP`, which differs from every frame byte in at least two bits, so
@@ -48,7 +49,7 @@ def seq_after(seq: int, base: int) -> int:
 
 @dataclass(frozen=True)
 class Frame:
-    """One decoded frame: a tag (``S12``, ``Q3``, ``N``, ``E``), a word, and its fields.
+    """One decoded frame: a tag (``S12``, ``Q3``, ``A12``, ``R3``, ``N``, ``E``), word, fields.
 
     ``args`` are the bare words after ``word`` (e.g. the moves of ``MOVE R L'``), ``fields``
     the ``KEY=VALUE`` pairs.
@@ -61,7 +62,7 @@ class Frame:
 
     @property
     def kind(self) -> str:
-        """Return the tag's letter: ``S``, ``Q``, ``N`` or ``E``."""
+        """Return the tag's letter: ``S``, ``Q`` (host), ``A``, ``R``, ``N`` or ``E`` (rig)."""
         return self.tag[:1]
 
     @property
@@ -108,9 +109,9 @@ def decode(body: bytes) -> Frame:
         ProtocolError: fewer than two words, or a malformed tag.
     """
     words = body.decode("ascii").split(" ")
-    if len(words) < 2 or not words[0] or words[0][0] not in "SQNE":
+    if len(words) < 2 or not words[0] or words[0][0] not in "SQARNE":
         raise ProtocolError(f"malformed frame {body!r}")
-    if words[0][0] in "SQ" and not words[0][1:].isdigit():
+    if words[0][0] in "SQAR" and not words[0][1:].isdigit():
         raise ProtocolError(f"malformed tag in frame {body!r}")
     args = tuple(w for w in words[2:] if "=" not in w)
     fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)

@@ -1,0 +1,139 @@
+"""The simulated firmware, driven frame by frame with a hand-held clock (no threads)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from robot import Faults, RigModel
+from robot.firmware import Firmware
+from robot.protocol import ESTOP, Frame, FrameParser, encode
+from solver import Cube
+
+SIX = RigModel.load("six-motor")
+
+
+def exchange(rig: Firmware, frame: Frame, now: float = 0.0) -> list[Frame]:
+    return FrameParser().feed(rig.receive(encode(frame), now))
+
+
+def move(seq: int, *moves: str) -> Frame:
+    return Frame(f"S{seq}", "MOVE", moves)
+
+
+def make(**options: object) -> Firmware:
+    return Firmware(SIX, rng=random.Random(1), time_scale=0.0, **options)  # type: ignore[arg-type]
+
+
+def test_next_frame_is_executed_and_acknowledged_with_counters() -> None:
+    rig = make()
+    [reply] = exchange(rig, move(0, "R", "L'"))
+    assert reply.word == "OK" and reply.fields["N"] == "1" and reply.fields["B"] == rig.boot_id
+    assert rig.cube == Cube.solved().apply("R L'")
+
+
+def test_repeated_frame_is_answered_again_but_not_executed_again() -> None:
+    rig = make()
+    first = exchange(rig, move(0, "R"))
+    again = exchange(rig, move(0, "R"))
+    assert first == again and len(rig.executed) == 1
+    assert rig.cube == Cube.solved().apply("R")
+
+
+def test_frame_after_a_gap_draws_a_resend_request_and_waits() -> None:
+    rig = make()
+    [reply] = exchange(rig, move(1, "U"))
+    assert reply.tag == "N" and reply.word == "RESEND" and reply.fields["N"] == "0"
+    assert rig.executed == []
+    replies = exchange(rig, move(0, "R"))
+    assert replies[-1].fields["N"] == "2"
+    assert [str(m) for e in rig.executed for m in e.moves] == ["R", "U"]
+
+
+def test_damaged_frame_draws_a_resend_request() -> None:
+    rig = make()
+    data = bytearray(encode(move(0, "R")))
+    data[4] ^= 0x10
+    [reply] = FrameParser().feed(rig.receive(bytes(data), 0.0))
+    assert reply.word == "RESEND" and rig.executed == []
+
+
+def test_moves_complete_only_after_their_motor_time() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    exchange(rig, move(0, "R2"), now=0.0)
+    rig.tick(SIX.turn_time(2) / 2)
+    assert rig.done == 0 and rig.queue_length == 1
+    rig.tick(SIX.turn_time(2) + SIX.settle_time + 1e-6)
+    assert rig.done == 1 and rig.cube == Cube.solved().apply("R2")
+
+
+def test_full_queue_is_refused_with_queue_full() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0, queue_depth=2)
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(1, "U"))
+    [reply] = exchange(rig, move(2, "F"))
+    assert reply.word == "ERR" and reply.args == ("QUEUE_FULL",)
+
+
+def test_face_without_motor_is_refused() -> None:
+    rig = Firmware(RigModel.load("five-motor"), rng=random.Random(1))
+    [reply] = exchange(rig, move(0, "B"))
+    assert reply.args == ("NOMOTOR",) and reply.fields["FACE"] == "B"
+
+
+def test_stall_is_latched_and_reported_for_later_moves() -> None:
+    rig = make(faults=Faults(stall_at=2))
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(1, "U"))
+    [reply] = exchange(rig, move(2, "F"))
+    assert reply.args == ("STALL",) and rig.state == "STALL"
+    assert rig.cube == Cube.solved().apply("R")
+
+
+def test_estop_byte_discards_the_queue_and_refuses_moves_until_cleared() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(1, "U"))
+    [notice] = FrameParser().feed(rig.receive(bytes([ESTOP]), 0.01))
+    assert notice.tag == "E" and rig.queue_length == 0 and rig.state == "ESTOP"
+    [refused] = exchange(rig, move(2, "F"))
+    assert refused.args == ("ESTOP",)
+    [cleared] = exchange(rig, Frame("S3", "CLEAR"))
+    assert cleared.word == "OK" and rig.state == "READY"
+
+
+def test_boot_gives_a_new_boot_id_and_forgets_counters_but_not_the_cube() -> None:
+    rig = make()
+    exchange(rig, move(0, "R"))
+    old = rig.boot_id
+    rig.boot(1.0)
+    assert rig.boot_id != old and rig.next_seq == 0 and rig.done == 0
+    assert rig.cube == Cube.solved().apply("R")
+
+
+def test_rig_is_deaf_while_it_boots() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), faults=Faults(boot_delay=0.5))
+    assert exchange(rig, Frame("Q1", "HELLO"), now=0.1) == []
+    [hello] = exchange(rig, Frame("Q2", "HELLO"), now=0.6)
+    assert hello.word == "HELLO"
+
+
+def test_handshake_reports_geometry_queue_and_boot_id() -> None:
+    rig = make(queue_depth=6)
+    [hello] = exchange(rig, Frame("Q1", "HELLO"))
+    assert hello.fields["FACES"] == "URFDLB" and hello.fields["QUEUE"] == "6"
+    assert hello.fields["STEPS"] == str(SIX.steps_per_quarter)
+    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "1"
+
+
+def test_cube_query_returns_the_rigs_facelets() -> None:
+    start = Cube.random(3, seed=4)
+    rig = Firmware(SIX, 3, start.facelets, rng=random.Random(1))
+    [reply] = exchange(rig, Frame("Q1", "CUBE"))
+    assert reply.fields["F"] == start.facelets
+
+
+def test_bad_size_is_refused() -> None:
+    with pytest.raises(ValueError, match="2x2 or a 3x3"):
+        Firmware(SIX, size=4)
