@@ -1,1 +1,45 @@
-"""vision package (see ARCHITECTURE)."""
+"""Vision: cameras, sticker-grid detection and sampling, scans and overlays.
+
+>>> from solver import Cube
+>>> from vision import SyntheticCamera, scan_cube
+>>> cube = Cube.random(3, seed=7)
+>>> result, scan = scan_cube(SyntheticCamera(cube, seed=7), 3, profile=False)
+>>> result.facelets == cube.facelets
+True
+
+Public API:
+
+- cameras (context managers with ``read_face(face)``, ``read()``, ``close()``):
+  :class:`DeviceCamera` ``(source, backend=None, *, resolution=None, timeout=5.0)``,
+  :class:`FolderCamera` ``(path)``, :class:`SyntheticCamera` ``(facelets, *, seed=0,
+  conditions=Conditions())`` with ``set_state(facelets)``; :class:`Conditions` presets
+  ``ideal() / moderate() / harsh()``;
+- :func:`detect_grid` ``(frame, size) -> Grid``; :func:`sample_stickers` ``(frame, grid) ->
+  (rgb (n*n, 3), spread (n*n,))``; :class:`SamplePoints` for a fixed camera;
+- :func:`scan_faces` ``(camera, size, *, sample_points=None) -> FaceScan`` and
+  :func:`scan_cube` ``(camera, size, *, profile=None, scheme=None, sample_points=None,
+  turned_faces="UD") -> (Classification, FaceScan)``;
+- :func:`draw_overlay` ``(frame, grid, labels=None)`` and :func:`write_overlays`;
+- :func:`run_guided_scan` for a live, hand-held scan with a preview window;
+- errors: :class:`VisionError` > :class:`CameraError` (> :class:`NoDisplayError`),
+  :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).
+"""
+
+from vision.cameras import BACKENDS, Camera, DeviceCamera, FolderCamera, has_display
+from vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
+from vision.grid import Grid, detect_grid, grid_from_corners
+from vision.guided import GuidedScan, run_guided_scan
+from vision.overlay import draw_overlay, write_overlays
+from vision.sample_points import SamplePoints, SamplePointsError
+from vision.sampling import sample_stickers
+from vision.scan import FaceScan, FaceView, classify_scan, scan_cube, scan_face, scan_faces, sticker_name
+from vision.synthetic import Conditions, SyntheticCamera
+
+__all__ = [
+    "Camera", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
+    "has_display", "Grid", "detect_grid", "grid_from_corners", "sample_stickers", "SamplePoints",
+    "SamplePointsError", "FaceScan", "FaceView", "scan_face", "scan_faces", "scan_cube",
+    "classify_scan", "sticker_name", "draw_overlay", "write_overlays", "GuidedScan",
+    "run_guided_scan", "VisionError", "CameraError", "NoDisplayError", "GridNotFoundError",
+    "ScanError",
+]

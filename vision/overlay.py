@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import cv2
 import numpy as np
 
 from solver.notation import FACE_LETTERS
 from vision.grid import Grid
+
+if TYPE_CHECKING:
+    from vision.scan import FaceScan
 
 __all__ = ["draw_overlay", "write_overlays", "LABEL_BGR"]
 
@@ -29,12 +32,14 @@ _DOUBTFUL = (0, 0, 255)
 
 
 def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] = None, *,
-                 doubtful: Sequence[int] = (), caption: str = "") -> np.ndarray:
+                 doubtful: Sequence[int] = (), caption: str = "",
+                 swatches: Optional[dict[str, tuple[int, int, int]]] = None) -> np.ndarray:
     """Return a copy of a BGR frame with the grid drawn and each sticker's label on it.
 
     Stickers the detector saw are outlined green, those filled from the lattice amber, and
     ``doubtful`` ones (indices within the face) red. ``labels`` (one per sticker, e.g. face
-    letters) are written in the middle of each sticker on a swatch of that face's colour.
+    letters) are written in the middle of each sticker on a swatch of that label's colour,
+    taken from ``swatches`` (label to BGR; default :data:`LABEL_BGR`, the Western scheme).
     Raises :class:`ValueError` when the number of labels is not the number of stickers.
     """
     n = grid.size
@@ -55,7 +60,7 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
         label = str(labels[i])
         centre = tuple(int(v) for v in np.rint(quad.mean(axis=0)))
         radius = int(max(4, 0.18 * grid.pitch()))
-        swatch = LABEL_BGR.get(label)
+        swatch = (swatches or LABEL_BGR).get(label)
         if swatch is not None:
             cv2.circle(out, centre, radius, swatch, -1, cv2.LINE_AA)
             cv2.circle(out, centre, radius, (0, 0, 0), max(1, thick // 2), cv2.LINE_AA)
@@ -72,27 +77,39 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
     return out
 
 
-def write_overlays(views: dict, folder: Union[str, os.PathLike[str]], *,
+def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
                    facelets: Optional[str] = None, doubtful: Sequence[int] = ()) -> list[Path]:
-    """Write one annotated PNG per scanned face into ``folder`` and return their paths.
+    """Write one annotated PNG per scanned face (``U.png`` ...) into ``folder``; return their paths.
 
-    ``views`` maps face letters to :class:`~vision.scan.FaceView`; ``facelets`` (the classified
-    string) labels the stickers; ``doubtful`` holds facelet indices to mark red. The folder is
-    created if needed; raises :class:`OSError` when a file cannot be written.
+    ``facelets`` (the classified string) labels the stickers, placed as each picture shows them
+    (a picture read as turned gets its labels turned too); ``doubtful`` holds facelet indices
+    to mark red. The folder is created if needed; raises :class:`OSError` when a file cannot
+    be written.
     """
     out_dir = Path(folder)
     out_dir.mkdir(parents=True, exist_ok=True)
+    n = scan.size
+    per_face = n * n
+    labels = scan.picture_order(facelets) if facelets else {}
+    swatches = None
+    if facelets:
+        # each letter drawn in the colour its stickers were seen in, whatever the cube's scheme
+        rgb = scan.rgb
+        letters = np.array(list(facelets))
+        swatches = {letter: tuple(int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
+                    for letter in set(facelets)}
+    marked = np.zeros(6 * per_face, dtype=bool)
+    marked[list(doubtful)] = True
     paths = []
     for f_index, face in enumerate(FACE_LETTERS):
-        view = views.get(face)
+        view = scan.views.get(face)
         if view is None:
             continue
-        n = view.grid.size
-        per_face = n * n
-        labels = facelets[f_index * per_face:(f_index + 1) * per_face] if facelets else None
-        local = [i - f_index * per_face for i in doubtful
-                 if f_index * per_face <= i < (f_index + 1) * per_face]
-        image = draw_overlay(view.frame, view.grid, labels, doubtful=local, caption=f"face {face}")
+        face_marks = np.rot90(marked[f_index * per_face:(f_index + 1) * per_face].reshape(n, n),
+                              view.turns).ravel()
+        image = draw_overlay(view.frame, view.grid, list(labels[face]) if labels else None,
+                             doubtful=[int(i) for i in np.flatnonzero(face_marks)],
+                             caption=f"face {face}", swatches=swatches)
         path = out_dir / f"{face}.png"
         if not cv2.imwrite(str(path), image):
             raise OSError(f"could not write overlay image {str(path)!r}")

@@ -25,7 +25,7 @@ import numpy as np
 from solver.notation import FACE_LETTERS
 from vision.grid import Grid, detect_grid, grid_from_corners
 
-__all__ = ["SamplePoints", "SamplePointsError"]
+__all__ = ["SamplePoints", "SamplePointsError", "default_sample_points_path"]
 
 _ANY_FACE = "*"
 
@@ -109,6 +109,13 @@ class SamplePoints:
         """Return the sample points saved at ``path``; raises :class:`SamplePointsError` or OSError."""
         p = Path(path)
         return cls.from_json(p.read_text(encoding="utf-8"), source=repr(str(p)))
+
+
+def default_sample_points_path() -> Path:
+    """Return where ``cubebot calibrate camera`` saves sample points unless told otherwise."""
+    from calibration.profile import config_dir
+
+    return config_dir() / "camera.json"
 
 
 def _as_tuples(points: np.ndarray) -> tuple[tuple[float, float], ...]:

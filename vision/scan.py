@@ -128,8 +128,12 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
             failures[face] = str(err)
             log.info("%s", err)
     if failures:
-        raise ScanError("re-shoot face(s) " + " ".join(failures) + ": "
-                        + "; ".join(failures.values()), faces=list(failures))
+        by_reason: dict[str, list[str]] = {}
+        for face, reason in failures.items():
+            by_reason.setdefault(reason.split(": ", 1)[1], []).append(face)
+        reasons = (next(iter(by_reason)) if len(by_reason) == 1 else "; ".join(
+            f"{' '.join(faces)}: {reason}" for reason, faces in by_reason.items()))
+        raise ScanError(f"re-shoot face(s) {' '.join(failures)}: {reasons}", faces=list(failures))
     return scan
 
 
@@ -176,8 +180,7 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
             Cube(result.facelets)
         except DoubtfulStickersError as err:
             if first_error is None:
-                first_error = _reshoot(sorted(err.stickers), size,
-                                       f"the colours do not make a valid cube ({err})")
+                first_error = _reshoot(sorted(err.stickers), size, str(err))
             continue
         except FaceletError as err:
             if first_error is None:
@@ -204,5 +207,6 @@ def _reshoot(stickers: list[int], size: int, why: str) -> ScanError:
     per_face = size * size
     faces = sorted({FACE_LETTERS[i // per_face] for i in stickers}, key=FACE_LETTERS.index)
     names = ", ".join(sticker_name(i, size) for i in stickers)
-    return ScanError(f"{why}; re-shoot face(s) {' '.join(faces)} (doubtful stickers: {names})",
-                     faces=faces, stickers=stickers)
+    if names not in why:
+        why = f"{why}; doubtful stickers {names}"
+    return ScanError(f"re-shoot face(s) {' '.join(faces)}: {why}", faces=faces, stickers=stickers)

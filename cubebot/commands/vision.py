@@ -1,9 +1,204 @@
-"""Commands of the vision part (registered by that part's work)."""
+"""``cubebot scan`` and ``cubebot calibrate camera``: pictures of a cube to a facelet string."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from solver import Cube
+from vision import (
+    Conditions,
+    DeviceCamera,
+    FolderCamera,
+    SamplePoints,
+    SyntheticCamera,
+    VisionError,
+    has_display,
+    run_guided_scan,
+    scan_cube,
+    sticker_name,
+    write_overlays,
+)
+from vision.errors import NoDisplayError
+from vision.sample_points import default_sample_points_path
+from vision.scan import FaceScan
+
+__all__ = ["register", "USER_ERRORS"]
+
+#: Errors the command line prints as one line (camera missing, no grid, scan not a cube, ...).
+USER_ERRORS = (VisionError,)
+
+_CONDITIONS = ("ideal", "default", "moderate", "harsh")
+
+
+def _conditions(name: str) -> Conditions:
+    return Conditions() if name == "default" else getattr(Conditions, name)()
+
+
+def _profile_choice(args: argparse.Namespace) -> object:
+    return False if args.no_profile else args.profile
+
+
+def _sample_points(args: argparse.Namespace) -> Optional[SamplePoints]:
+    return SamplePoints.load(args.sample_points) if args.sample_points else None
+
+
+def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarray, margin: float,
+                  scan: Optional[FaceScan], extra: dict[str, Any]) -> None:
+    overlays: list[str] = []
+    if args.save_overlays and scan is not None:
+        low = [int(i) for i in np.flatnonzero(np.asarray(confidence) < 0.5)]
+        overlays = [str(p) for p in write_overlays(scan, args.save_overlays,
+                                                   facelets=facelets, doubtful=low)]
+    if args.json:
+        data = {"facelets": facelets, "size": 2 if len(facelets) == 24 else 3,
+                "confidence": [round(float(c), 4) for c in confidence],
+                "margin": round(float(margin), 4)}
+        if scan is not None:
+            data["turned"] = {f: v.turns for f, v in scan.views.items() if v.turns}
+        if overlays:
+            data["overlays"] = overlays
+        data.update(extra)
+        print(json.dumps(data))
+        return
+    print(facelets)
+    print(Cube(facelets))
+    if scan is not None:
+        turned = {f: v.turns for f, v in scan.views.items() if v.turns}
+        if turned:
+            print("pictures read as turned: "
+                  + ", ".join(f"{f} {90 * k} degrees" for f, k in turned.items()))
+    weakest = np.argsort(np.asarray(confidence))[:3]
+    size = 2 if len(facelets) == 24 else 3
+    print(f"margin {margin:.2f}; least confident: "
+          + ", ".join(f"{sticker_name(int(i), size)} {confidence[i]:.2f}" for i in weakest))
+    for path in overlays:
+        print(f"wrote {path}")
+    for key, value in extra.items():
+        print(f"{key.replace('_', ' ')}: {value}")
+
+
+def _scan(args: argparse.Namespace) -> int:
+    profile = _profile_choice(args)
+    extra: dict[str, Any] = {}
+    if args.camera is not None:
+        if not has_display():
+            raise NoDisplayError(
+                "this machine has no display for the live preview of `--camera` "
+                "(DISPLAY is not set): photograph the six faces as U.jpg R.jpg F.jpg D.jpg L.jpg "
+                "B.jpg and run `cubebot scan --images DIR`")
+        with DeviceCamera(args.camera, args.backend) as camera:
+            session = run_guided_scan(camera, args.size, profile=profile, scheme=args.scheme)
+        facelets, confidence, margin = session.result()
+        _print_result(args, facelets, confidence, margin, session.scan, extra)
+        return 0
+    if args.images is not None:
+        camera: Any = FolderCamera(args.images)
+        truth = None
+    else:
+        seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
+        cube = Cube.random(args.size, seed=seed)
+        truth = cube.facelets
+        camera = SyntheticCamera(cube, seed=seed, conditions=_conditions(args.conditions))
+        extra.update({"seed": seed, "truth": truth})
+    with camera:
+        result, scan = scan_cube(camera, args.size, profile=profile, scheme=args.scheme,
+                                 sample_points=_sample_points(args),
+                                 turned_faces=args.turned_faces)
+    matches = truth is None or result.facelets == truth
+    if truth is not None:
+        extra["matches_truth"] = matches
+    _print_result(args, result.facelets, result.confidence, result.margin, scan, extra)
+    return 0 if matches else 1
+
+
+def _calibrate_camera(args: argparse.Namespace) -> int:
+    face = args.face or "*"
+    if args.corners:
+        points = [tuple(float(v) for v in pair.split(",")) for pair in args.corners]
+        if any(len(p) != 2 for p in points) or len(points) != 4:
+            raise ValueError("--corners takes four x,y pairs: top-left top-right bottom-right "
+                             "bottom-left, e.g. --corners 100,80 380,82 378,360 98,358")
+        found = SamplePoints.from_corners(points, args.size, face)
+    elif args.image:
+        import cv2
+
+        frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
+        if frame is None:
+            raise VisionError(f"cannot read {args.image!r} as an image")
+        found = SamplePoints.from_frame(frame, args.size, face)
+    else:
+        with DeviceCamera(args.camera, args.backend) as camera:
+            found = SamplePoints.from_frame(camera.read(), args.size, face)
+    output = Path(args.output) if args.output else default_sample_points_path()
+    if args.update and output.exists():
+        merged = dict(SamplePoints.load(output).corners)
+        merged.update(found.corners)
+        found = SamplePoints(found.size, merged)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    found.save(output)
+    corners = found.corners[face]
+    print(f"face {face}: corners " + " ".join(f"{x:.0f},{y:.0f}" for x, y in corners))
+    print(f"wrote {output}")
+    return 0
 
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
-    """Add this part's commands (none yet)."""
+    """Add ``scan`` and ``calibrate camera`` to the command line."""
+    p = commands.add_parser(
+        "scan", help="scan a cube from photos, a camera or a virtual cube",
+        description="Find the stickers of each face, read their colours, and print the facelet "
+                    "string. Photos and faces are read with the net's top row at the top.")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--images", metavar="DIR",
+                        help="folder with six photos named U R F D L B (any common extension)")
+    source.add_argument("--camera", metavar="SRC",
+                        help="guided hand-held scan with a live preview: device index, path or URL")
+    source.add_argument("--synthetic", action="store_true",
+                        help="scan a virtual scrambled cube and check the result against it")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--seed", type=int, help="scramble and picture seed for --synthetic")
+    p.add_argument("--conditions", choices=_CONDITIONS, default="moderate",
+                   help="light and pose of the virtual camera (default moderate)")
+    p.add_argument("--backend", help="OpenCV capture backend for --camera (v4l2, dshow, msmf, ...)")
+    p.add_argument("--sample-points", metavar="PATH",
+                   help="fixed sample points from `cubebot calibrate camera` (skips detection)")
+    p.add_argument("--turned-faces", default="UD",
+                   help="faces whose pictures may be turned a quarter turn (default UD; '' = none)")
+    p.add_argument("--scheme", help="colour scheme name or JSON file (default western)")
+    p.add_argument("--profile", metavar="PATH",
+                   help="colour profile JSON (default: the saved one, if any)")
+    p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
+    p.add_argument("--json", action="store_true", help="print JSON with confidences")
+    p.add_argument("--save-overlays", metavar="DIR",
+                   help="write each face's picture annotated with the grid and colours")
+    p.set_defaults(func=_scan)
+
+    p = calibrate.add_parser(
+        "camera", help="find and save fixed sticker sample points for a rig's camera",
+        description="Detect the face grid in one frame (or take four corners) and save it as "
+                    "JSON for `cubebot scan --sample-points`.")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--image", metavar="FILE", help="a photo from the fixed camera")
+    source.add_argument("--camera", metavar="SRC", help="grab a frame from this camera")
+    source.add_argument("--corners", nargs=4, metavar="X,Y",
+                        help="the face's corners: top-left top-right bottom-right bottom-left")
+    p.add_argument("--backend", help="OpenCV capture backend for --camera")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--face", choices=list("URFDLB"),
+                   help="these points are for one face only (default: every face)")
+    p.add_argument("--output", metavar="PATH",
+                   help=f"where to save (default {default_sample_points_path()})")
+    p.add_argument("--update", action="store_true",
+                   help="add to the faces already saved in the file instead of replacing it")
+    p.set_defaults(func=_calibrate_camera)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("run this through `cubebot`")
