@@ -5,19 +5,23 @@ corner and edge position holds one of the real pieces (each exactly once, so eve
 appears exactly n^2 times), the corners' twist sums to 0 (mod 3), the edges' flip to 0 (mod 2)
 and (3x3) corner and edge permutations have equal parity. Centres of a 3x3 are fixed.
 
-Method: one assignment problem per piece kind (positions x pieces, each cell the cheapest
-orientation), an exact dynamic programme for the orientations of a permutation under the
-twist/flip sum, and, for the parity, the cheapest permutation of the other parity among the
-assignment's nearest alternatives (Murty-style: each chosen cell forbidden in turn, plus every
-transposition). The margin is the cost gap to the cheapest different real cube among small
-changes (two orientations, a 3-cycle, a pair of swaps, the other parity branch).
+Method: per piece kind, an assignment problem (positions x pieces, each cell the piece's
+cheapest orientation there) gives a lower bound; an exact dynamic programme prices the
+orientations of any permutation under the twist/flip sum. Assignments are then ranked in order
+of their bound (Murty's method) and priced until no unseen combination can beat the best real
+cube found with equal corner and edge parity -- exact, with a budget that clean scans never
+reach. The margin is the cost gap to the cheapest different real cube among small changes
+(two orientations, a 3-cycle, a pair of swaps, the other parity branch).
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -26,7 +30,10 @@ from solver.geometry import centre_facelets, corner_facelets, edge_facelets
 
 __all__ = ["PieceLabelling", "label_pieces", "piece_tables"]
 
+log = logging.getLogger(__name__)
+
 _FORBIDDEN = 1e9  # cost that keeps the assignment solver away from a cell
+_SEARCH_BUDGET = 60  # assignments priced beyond the first few before the search settles
 
 
 @dataclass(frozen=True)
@@ -131,13 +138,87 @@ def _candidates(table: np.ndarray, modulus: int) -> list[tuple[float, np.ndarray
     return [(float(c), p, o) for c, p, o in zip(costs, stacked, orients)]
 
 
-def _best_by_parity(table: np.ndarray, modulus: int) -> dict[int, tuple[float, np.ndarray, np.ndarray]]:
-    best: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
-    for cost, perm, orient in _candidates(table, modulus):
+class _Ranking:
+    """Assignments of one piece kind in order of their cheapest-orientation cost (Murty).
+
+    Each popped assignment is priced exactly (orientations under the sum rule), so the best
+    found per parity is exact once the next assignment's lower bound passes it.
+    """
+
+    def __init__(self, table: np.ndarray, modulus: int) -> None:
+        self.table = table
+        self.modulus = modulus
+        self.flat = table.min(axis=-1)
+        self.best: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
+        self.heap: list[tuple[float, int, np.ndarray, tuple, tuple]] = []
+        self.counter = itertools.count()
+        _, first = linear_sum_assignment(self.flat)
+        self.floor = float(self.flat[np.arange(len(first)), first].sum())
+        self.bound = self.floor  # no assignment not yet popped is cheaper than this
+        heapq.heappush(self.heap, (self.floor, next(self.counter), first, (), ()))
+        for cost, perm, orient in _candidates(table, modulus):
+            self._offer(cost, perm, orient)
+
+    def _offer(self, cost: float, perm: np.ndarray, orient: np.ndarray) -> None:
         parity = _parity(perm)
-        if parity not in best or cost < best[parity][0]:
-            best[parity] = (cost, perm, orient)
-    return best
+        if parity not in self.best or cost < self.best[parity][0] - 1e-12:
+            self.best[parity] = (cost, perm, orient)
+
+    def _solve(self, fixed: tuple, banned: tuple) -> Optional[tuple[float, np.ndarray]]:
+        matrix = self.flat.copy()
+        for row, col in fixed:
+            keep = matrix[row, col]
+            matrix[row, :] = _FORBIDDEN
+            matrix[:, col] = _FORBIDDEN
+            matrix[row, col] = keep
+        for row, col in banned:
+            matrix[row, col] = _FORBIDDEN
+        _, perm = linear_sum_assignment(matrix)
+        cost = float(matrix[np.arange(len(perm)), perm].sum())
+        return None if cost >= _FORBIDDEN else (cost, perm)
+
+    def pop(self) -> bool:
+        """Price the next-cheapest assignment and split the rest; return False when none is left."""
+        if not self.heap:
+            self.bound = np.inf
+            return False
+        flat, _, perm, fixed, banned = heapq.heappop(self.heap)
+        orient, cost = _orientations(self.table, perm[None, :], self.modulus)
+        self._offer(float(cost[0]), perm, orient[0])
+        free = [row for row in range(len(perm)) if row not in {r for r, _ in fixed}]
+        for i, row in enumerate(free[:-1]):
+            child_fixed = fixed + tuple((r, int(perm[r])) for r in free[:i])
+            child_banned = banned + ((row, int(perm[row])),)
+            solved = self._solve(child_fixed, child_banned)
+            if solved is not None:
+                heapq.heappush(self.heap, (solved[0], next(self.counter), solved[1], child_fixed,
+                                           child_banned))
+        self.bound = self.heap[0][0] if self.heap else np.inf
+        return True
+
+
+def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...]) -> tuple[float, list]:
+    """Return the cheapest combination whose kinds share a parity (exact within the budget)."""
+
+    def best_total() -> tuple[float, int]:
+        options = [(sum(r.best[p][0] for r in rankings), p) for p in parities
+                   if all(p in r.best for r in rankings)]
+        return min(options) if options else (np.inf, -1)
+
+    for _ in range(_SEARCH_BUDGET):
+        total, _parity_chosen = best_total()
+        floors = sum(r.floor for r in rankings)
+        # an unseen combination uses at least one assignment not yet popped
+        reachable = [floors - r.floor + r.bound for r in rankings]
+        k = int(np.argmin(reachable))
+        if reachable[k] >= total - 1e-9:
+            break
+        if not rankings[k].pop():
+            break
+    else:
+        log.debug("piece search stopped at its budget of %d assignments", _SEARCH_BUDGET)
+    total, parity = best_total()
+    return total, [r.best[parity] for r in rankings]
 
 
 def _orientation_pairs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> float:
@@ -216,32 +297,28 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     tables = piece_tables(cost, size)
     labels = np.zeros(n, dtype=np.intp)
     alternatives = []
+    rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
     if size == 2:
-        (table,), (kind,) = tables, kinds
-        cost_found, perm, orient = min(_candidates(table, 3), key=lambda c: c[0])
-        _paint(labels, kind, perm, orient)
-        alternatives.append(_swaps(table, perm, orient, 3))
-        total = cost_found
+        # any corner permutation is reachable on a 2x2: both parities are allowed
+        total, ((_, perm, orient),) = min(
+            (_best_cube(rankings, (p,)) for p in (0, 1) if p in rankings[0].best),
+            key=lambda found: found[0])
+        _paint(labels, kinds[0], perm, orient)
+        alternatives.append(_swaps(tables[0], perm, orient, 3))
         placed = [(perm, orient)]
     else:
         centres = np.array(centre_facelets())
         labels[centres] = np.arange(6)
-        centre_cost = float(cost[centres, np.arange(6)].sum())
-        corner_options = _best_by_parity(tables[0], 3)
-        edge_options = _best_by_parity(tables[1], 2)
-        combos = [(corner_options[p][0] + edge_options[p][0], p)
-                  for p in (0, 1) if p in corner_options and p in edge_options]
-        combos.sort(key=lambda c: c[0])
-        best_cost, parity = combos[0]
-        if len(combos) > 1:
-            alternatives.append(combos[1][0] - best_cost)
-        total = best_cost + centre_cost
-        chosen = (corner_options[parity], edge_options[parity])
+        best_cost, chosen = _best_cube(rankings, (0, 1))
+        parity = _parity(chosen[0][1])
+        other = [r.best.get(1 - parity) for r in rankings]
+        if all(o is not None for o in other):
+            alternatives.append(sum(o[0] for o in other) - best_cost)  # type: ignore[index]
+        total = best_cost + float(cost[centres, np.arange(6)].sum())
         for kind, (_, perm, orient) in zip(kinds, chosen):
             _paint(labels, kind, perm, orient)
-        swap_pair = sum(_swaps(table, perm, orient, kind.modulus)
-                        for table, kind, (_, perm, orient) in zip(tables, kinds, chosen))
-        alternatives.append(swap_pair)
+        alternatives.append(sum(_swaps(table, perm, orient, kind.modulus)
+                                for table, kind, (_, perm, orient) in zip(tables, kinds, chosen)))
         placed = [(perm, orient) for _, perm, orient in chosen]
     for table, kind, (perm, orient) in zip(tables, kinds, placed):
         alternatives.append(_orientation_pairs(table, perm, orient, kind.modulus))

@@ -1,0 +1,65 @@
+"""The 25 real robot scans (``$CUBEBOT_DATA/photos/*/rgb.json``): every one reads as a real cube."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration import classify
+from solver import Cube
+
+
+@pytest.fixture(autouse=True)
+def no_saved_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUBEBOT_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def _scans(shared_data: Path, size: int) -> dict[str, list]:
+    found = {}
+    for path in sorted((shared_data / "photos").glob("*/rgb.json")):
+        data = json.loads(path.read_text())
+        if data["size"] == size:
+            found[path.parent.name] = data["rgb"]
+    return found
+
+
+def _readings(scans: dict[str, list], size: int) -> dict[str, str]:
+    readings, failures = {}, []
+    for name, rgb in scans.items():
+        try:
+            readings[name] = classify(rgb, size).facelets
+        except ValueError as err:
+            failures.append(f"{name}: {err}")
+    assert not failures, "\n".join(failures)
+    return readings
+
+
+def test_every_real_3x3_scan_reads_as_a_valid_cube(shared_data: Path) -> None:
+    scans = _scans(shared_data, 3)
+    assert len(scans) == 21
+    for name, facelets in _readings(scans, 3).items():
+        assert Cube(facelets).facelets == facelets, name
+
+
+def test_every_real_2x2_scan_reads_as_a_valid_cube(shared_data: Path) -> None:
+    scans = _scans(shared_data, 2)
+    assert len(scans) == 4
+    for name, facelets in _readings(scans, 2).items():
+        # a 2x2 answer is normalised by its DBL corner: Cube() keeps it as it is
+        assert Cube(facelets, size=2).facelets == facelets, name
+
+
+def test_photos_of_the_same_cube_read_the_same(shared_data: Path) -> None:
+    # sets 05, 06 and 07 photograph one cube (different photos, different samples)
+    scans = _scans(shared_data, 3)
+    same = ["3x3x3-random-05-ba95982c", "3x3x3-random-06-1e52e595", "3x3x3-random-07-467dc23e"]
+    assert len({classify(scans[name]).facelets for name in same}) == 1
+
+
+def test_bgr_order_of_a_real_scan_gives_the_same_cube(shared_data: Path) -> None:
+    scans = _scans(shared_data, 3)
+    rgb = scans["3x3x3-random-09-0eaf6040"]
+    bgr = [list(reversed(triple)) for triple in rgb]
+    assert classify(bgr, order="bgr").facelets == classify(rgb).facelets

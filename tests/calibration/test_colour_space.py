@@ -1,0 +1,42 @@
+"""Colour conversions: known values, round trips, and agreement with OpenCV."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.colour_space import (
+    lab_to_linear,
+    linear_to_lab,
+    linear_to_srgb,
+    srgb_to_lab,
+    srgb_to_linear,
+)
+
+
+def test_white_is_lightness_100_without_colour() -> None:
+    assert srgb_to_lab([255, 255, 255]) == pytest.approx([100.0, 0.0, 0.0], abs=0.01)
+
+
+def test_pure_red_has_its_textbook_lab() -> None:
+    assert srgb_to_lab([255, 0, 0]) == pytest.approx([53.24, 80.09, 67.20], abs=0.05)
+
+
+def test_srgb_linear_round_trip() -> None:
+    values = np.arange(256, dtype=float)
+    assert linear_to_srgb(srgb_to_linear(values)) == pytest.approx(values, abs=1e-9)
+
+
+def test_lab_linear_round_trip() -> None:
+    rng = np.random.default_rng(3)
+    linear = rng.uniform(0, 1, (200, 3))
+    assert lab_to_linear(linear_to_lab(linear)) == pytest.approx(linear, abs=1e-9)
+
+
+def test_lab_agrees_with_opencv() -> None:
+    rng = np.random.default_rng(7)
+    rgb = rng.integers(0, 256, (64, 3))
+    image = (rgb[None].astype(np.float32) / 255.0)
+    theirs = cv2.cvtColor(image, cv2.COLOR_RGB2Lab)[0]
+    assert srgb_to_lab(rgb) == pytest.approx(theirs, abs=0.3)
