@@ -27,11 +27,10 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from threadpoolctl import ThreadpoolController
 
-from calibration.colour_space import linear_to_lab, srgb_to_linear
+from calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
 from calibration.errors import DoubtfulStickersError, NotFittedError, SampleError
 from calibration.pieces import label_pieces, piece_tables
 from calibration.profile import ColourProfile, ProfileLike, resolve_profile
-from calibration.samples import read_samples, read_spread
 from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from solver.cube import Cube
 from solver.geometry import centre_facelets

@@ -1,9 +1,137 @@
-"""Commands of the colour part (registered by that part's work)."""
+"""``cubebot classify`` and ``cubebot calibrate colours``: sticker colours to a facelet string."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+from calibration import ColourProfile, classify, default_profile_path, learn_profile
+from calibration.errors import SampleError
+from calibration.scheme import scheme_names
+from solver import Cube
+
+__all__ = ["register", "read_scan_file"]
+
+
+def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
+    """Return (samples, size, spread or None) from a scan file (``-`` reads standard input).
+
+    The file holds ``{"size": 3, "rgb": [[r, g, b], ...]}`` (optionally ``"spread"``) in
+    facelet order, or just the list of 54 (or 24) triples.
+
+    Raises:
+        SampleError: not JSON, or not one of the two forms.
+        OSError: the file cannot be read.
+    """
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SampleError(f"{path} is not JSON: {err}") from err
+    spread = None
+    size = None
+    if isinstance(data, dict):
+        if "rgb" not in data:
+            raise SampleError(f"{path}: expected {{\"size\": 3, \"rgb\": [[r, g, b], ...]}}")
+        size, spread, data = data.get("size"), data.get("spread"), data["rgb"]
+    if not isinstance(data, list):
+        raise SampleError(f"{path}: expected a list of [r, g, b] triples in facelet order")
+    if size is None:
+        sizes = {54: 3, 24: 2}
+        if len(data) not in sizes:
+            raise SampleError(
+                f"{path} has {len(data)} colours; a scan has 54 (3x3) or 24 (2x2), one per sticker"
+            )
+        size = sizes[len(data)]
+    return data, int(size), spread
+
+
+def _profile_choice(args: argparse.Namespace) -> object:
+    if args.no_profile:
+        return False
+    return args.profile  # None: the saved default, if any
+
+
+def _classify(args: argparse.Namespace) -> int:
+    samples, size, spread = read_scan_file(args.rgb)
+    if args.size is not None and args.size != size:
+        raise SampleError(f"--size {args.size} but {args.rgb} holds a {size}x{size} scan")
+    result = classify(samples, size, order=args.order, spread=spread,
+                      profile=_profile_choice(args), scheme=args.scheme)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(result.facelets)
+        print(Cube(result.facelets))
+        weakest = sorted(range(len(result.confidence)), key=lambda i: result.confidence[i])[:3]
+        print(f"margin {result.margin:.2f}; least confident: "
+              + ", ".join(f"{_name(i, size)} {result.confidence[i]:.2f}" for i in weakest))
+    return 0
+
+
+def _name(index: int, size: int) -> str:
+    from calibration.errors import sticker_name
+
+    return sticker_name(index, size)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    scans: list[tuple[list, int, Optional[str]]] = []
+    for path in args.solved or []:
+        samples, size, _ = read_scan_file(path)
+        scans.append((samples, size, "".join(f * size * size for f in "URFDLB")))
+    for path in args.scan or []:
+        samples, size, _ = read_scan_file(path)
+        scans.append((samples, size, None))
+    if not scans:
+        raise SampleError(
+            "give a scan of the solved cube (--solved FILE) and, better, more scans (--scan FILE)"
+        )
+    target = Path(args.profile) if args.profile else default_profile_path()
+    start = ColourProfile.load(target) if args.update and target.is_file() else None
+    profile = learn_profile(scans, scheme=args.scheme, order=args.order, start=start)
+    written = profile.save(target)
+    print(f"learnt {profile.scans} scan(s), saved {written}")
+    for name, lab, spread, count in zip(profile.scheme.colours, profile.lab, profile.spread,
+                                        profile.counts):
+        print(f"  {name:8s} L {lab[0]:6.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}"
+              f"  spread {spread:5.1f}  ({count} stickers)")
+    return 0
 
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
-    """Add this part's commands (none yet)."""
+    """Add ``classify`` and ``calibrate colours`` to the command line."""
+    schemes = ", ".join(scheme_names())
+    p = commands.add_parser(
+        "classify", help="read sticker colours (RGB JSON) as a valid facelet string",
+        description="Classify one colour per sticker (facelet order U R F D L B) into a valid "
+                    "cube: k-means in Lab with the cube's rules. Prints the facelet string.")
+    p.add_argument("--rgb", required=True,
+                   help="JSON file: {\"size\": 3, \"rgb\": [[r, g, b], ...]} or a list of "
+                        "54/24 triples ('-' reads standard input)")
+    p.add_argument("--order", choices=["rgb", "bgr"], default="rgb", help="channel order")
+    p.add_argument("--size", type=int, choices=[2, 3], help="check the scan is this size")
+    p.add_argument("--scheme", help=f"colour scheme: {schemes}, or a JSON file (default western)")
+    p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
+    p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
+    p.add_argument("--json", action="store_true",
+                   help="print {\"facelets\", \"confidence\", \"margin\"} as JSON")
+    p.set_defaults(func=_classify)
+
+    p = calibrate.add_parser(
+        "colours", aliases=["colors"], help="learn your cube's colours under your light",
+        description="Learn a colour profile from a scan of the solved cube and any further "
+                    f"scans, and save it as JSON (default {default_profile_path()}).")
+    p.add_argument("--solved", action="append", metavar="FILE",
+                   help="scan (RGB JSON) of the solved cube; may repeat")
+    p.add_argument("--scan", action="append", metavar="FILE",
+                   help="scan (RGB JSON) of any position; may repeat")
+    p.add_argument("--profile", help="where to save the profile (default: user config dir)")
+    p.add_argument("--update", action="store_true",
+                   help="add to the existing profile instead of starting afresh")
+    p.add_argument("--scheme", help=f"colour scheme: {schemes}, or a JSON file (default western)")
+    p.add_argument("--order", choices=["rgb", "bgr"], default="rgb", help="channel order")
+    p.set_defaults(func=_calibrate)

@@ -1,0 +1,103 @@
+"""``cubebot classify`` and ``cubebot calibrate colours`` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration import ColourProfile
+from calibration.stress import CONDITIONS, random_scan, render_scan
+from cubebot.cli import main
+from solver import Cube
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "config"
+    monkeypatch.setenv("CUBEBOT_CONFIG_DIR", str(folder))
+    return folder
+
+
+def _write(path: Path, data: object) -> str:
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_classify_prints_the_facelet_string(tmp_path: Path, config: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    truth, scan = random_scan(3, CONDITIONS["moderate"], 31)
+    path = _write(tmp_path / "scan.json", {"size": 3, "rgb": scan.round().tolist()})
+    assert main(["classify", "--rgb", path]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == truth
+
+
+def test_classify_json_has_facelets_confidence_and_margin(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    truth, scan = random_scan(2, CONDITIONS["moderate"], 32)
+    path = _write(tmp_path / "scan.json", scan.round().tolist())  # a bare list of 24 triples
+    assert main(["classify", "--rgb", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["facelets"] == truth
+    assert len(out["confidence"]) == 24
+    assert out["margin"] > 0
+
+
+def test_classify_reads_bgr_when_told(tmp_path: Path, config: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    truth, scan = random_scan(3, CONDITIONS["easy"], 33)
+    path = _write(tmp_path / "scan.json", scan[:, ::-1].round().tolist())
+    assert main(["classify", "--rgb", path, "--order", "bgr"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == truth
+
+
+def test_classify_of_a_wrong_count_is_one_clear_error(tmp_path: Path, config: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path / "scan.json", [[1, 2, 3]] * 50)
+    assert main(["classify", "--rgb", path]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cubebot: error:") and "50 colours" in err
+
+
+def test_classify_of_noise_names_doubtful_stickers(tmp_path: Path, config: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    noise = np.random.default_rng(1).uniform(0, 255, (54, 3)).round().tolist()
+    path = _write(tmp_path / "scan.json", noise)
+    assert main(["classify", "--rgb", path]) == 2
+    assert "doubtful stickers" in capsys.readouterr().err
+
+
+def test_calibrate_colours_saves_a_profile_that_classify_uses(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    solved = render_scan(Cube.solved(3).facelets, CONDITIONS["easy"], seed=1)
+    truth, scan = random_scan(3, CONDITIONS["moderate"], 34)
+    solved_path = _write(tmp_path / "solved.json", {"size": 3, "rgb": solved.round().tolist()})
+    scan_path = _write(tmp_path / "scan.json", {"size": 3, "rgb": scan.round().tolist()})
+    assert main(["calibrate", "colours", "--solved", solved_path, "--scan", scan_path]) == 0
+    out = capsys.readouterr().out
+    assert "learnt 2 scan(s)" in out and "white" in out
+    profile = ColourProfile.load(config / "colours.json")
+    assert profile.scans == 2
+    assert main(["classify", "--rgb", scan_path]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == truth
+
+
+def test_calibrate_colours_to_a_chosen_path_and_update(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    solved = render_scan(Cube.solved(2).facelets, CONDITIONS["easy"], seed=2)
+    solved_path = _write(tmp_path / "solved.json", {"size": 2, "rgb": solved.round().tolist()})
+    target = tmp_path / "mine.json"
+    assert main(["calibrate", "colours", "--solved", solved_path, "--profile", str(target)]) == 0
+    assert main(["calibrate", "colours", "--solved", solved_path, "--profile", str(target),
+                 "--update"]) == 0
+    assert ColourProfile.load(target).scans == 2
+    assert not (config / "colours.json").exists()
+
+
+def test_calibrate_colours_without_scans_says_what_to_give(
+        config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calibrate", "colours"]) == 2
+    assert "--solved" in capsys.readouterr().err
