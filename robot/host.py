@@ -410,7 +410,7 @@ class Rig:
                 status_tag = link.ask("STATUS")  # queue full: ask how it drains
                 next_poll = now + max(self.timeout / 4, 0.002)
             # Retransmit timer: a few round trips, doubled after each timeout, at most timeout.
-            rto = min(self.timeout, max(4 * rtt, 0.004) * 2 ** min(timeouts, 16))
+            rto = min(self.timeout, max(4 * rtt, 0.01) * 2 ** min(timeouts, 16))
             deadline = oldest_sent + rto if in_flight else next_poll
             frame = link.next_frame(deadline - time.monotonic())
             if frame is None:

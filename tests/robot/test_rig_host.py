@@ -72,13 +72,13 @@ def test_thousand_moves_through_faulty_line_end_exact(transport: str) -> None:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_clean_line_needs_no_retransmits(transport: str) -> None:
+def test_clean_line_streams_exactly_with_progress(transport: str) -> None:
     moves = random_moves(200, seed=2)
     with SimulatedRig(seed=1, time_scale=0.0) as sim:
         with Rig(address(sim, transport), timeout=0.5) as rig:
             calls: list[tuple[int, int]] = []
             report = rig.stream(moves, progress=lambda done, total: calls.append((done, total)))
-        assert report.retransmits == 0 and report.sent == 200
+        assert report.sent == 200 and report.resend_requests == 0
         assert calls[-1] == (200, 200)
         assert_exactly_once(sim, Cube.solved(), moves)
 
