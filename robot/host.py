@@ -97,13 +97,25 @@ class Rig:
     faces match the handshake); ``timeout`` is the seconds before a frame is sent again and
     ``retries`` how many times in a row that may happen; ``boot_wait`` the seconds to wait for
     a board that resets when its port opens; ``reconnect_wait`` the seconds a stream keeps
-    trying to reopen a lost port before it gives up; ``window`` caps the frames in flight.
+    trying to reopen a lost port before it gives up; ``window`` caps the frames in flight;
+    ``stall_timeout`` the seconds the rig may go without finishing a move before the host
+    gives up waiting. The port opens in :meth:`open` (or ``with Rig(url) as rig:``).
+
+    Raises (from the constructor):
+        ValueError: a time that is not positive, negative retries, or a window below 1.
     """
 
     def __init__(self, url: str, *, model: Union[str, RigModel, None] = None,
                  timeout: float = 0.25, retries: int = 20, boot_wait: float = 3.0,
                  reconnect_wait: float = 2.0, baudrate: int = 115200,
                  window: Optional[int] = None, stall_timeout: float = 10.0) -> None:
+        for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
+            if not value > 0:
+                raise ValueError(f"{name}={value!r}: give a number of seconds > 0")
+        if boot_wait < 0 or reconnect_wait < 0 or retries < 0:
+            raise ValueError("boot_wait, reconnect_wait and retries must be >= 0")
+        if window is not None and window < 1:
+            raise ValueError(f"window={window!r}: at least one frame must be in flight")
         self.url = url
         self._model_arg = model
         self.model: Optional[RigModel] = None
@@ -255,6 +267,10 @@ class Rig:
         """Return the report of sending one sequenced frame (e.g. ``"MOVE", "R"``) exactly once.
 
         No flow control: the rig's own answer (e.g. queue full) is raised as its fault.
+
+        Raises:
+            ValueError: no word given.
+            RobotError: as for :meth:`stream`.
         """
         if not words:
             raise ValueError("command() needs a frame word, e.g. command('MOVE', 'R')")

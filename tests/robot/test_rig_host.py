@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import threading
@@ -249,6 +250,22 @@ def test_port_without_permission_says_how_to_get_it(tmp_path: "os.PathLike[str]"
     finally:
         os.close(slave)
         os.close(master)
+
+
+def test_permission_error_from_pyserial_names_the_dialout_group(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(url: str, **options: object) -> None:
+        raise serial.SerialException(errno.EACCES, f"could not open port {url}: Permission denied")
+    monkeypatch.setattr(serial, "serial_for_url", refuse)
+    with pytest.raises(RigConnectionError, match="usermod -aG dialout") as caught:
+        Rig("/dev/ttyACM0").open()
+    assert isinstance(caught.value.__cause__, serial.SerialException)
+
+
+@pytest.mark.parametrize("option", [{"timeout": 0}, {"retries": -1}, {"window": 0}])
+def test_bad_host_options_are_refused(option: dict) -> None:
+    with pytest.raises(ValueError):
+        Rig("loop://", **option)
 
 
 def test_unknown_url_scheme_is_a_connection_error() -> None:
