@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from threadpoolctl import ThreadpoolController
@@ -263,24 +264,27 @@ class ColourClassifier(BaseEstimator):
             result = label_pieces(cost, 3)
             return result.labels, np.arange(6), result.cost, result.margin
         layouts, allowed = _layouts()
-        quick = []
-        for layout, ok in zip(layouts, allowed):
-            table = piece_tables(cost[:, layout], 2)[0]
-            quick.append(table.min(axis=-1).min(axis=1).sum() + (0 if ok else _SCHEME_PENALTY))
-        order = np.argsort(quick)
+        penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
+        # a lower bound per layout (pieces assigned in their cheapest twist, twist sum ignored)
+        bounds = np.empty(len(layouts))
+        for index, layout in enumerate(layouts):
+            flat = piece_tables(cost[:, layout], 2)[0].min(axis=-1)
+            rows, cols = linear_sum_assignment(flat)
+            bounds[index] = flat[rows, cols].sum() + penalty[index]
         best = None
-        totals = []
-        for index in order[:4]:
+        for index in np.argsort(bounds):
+            if best is not None and bounds[index] >= best[2]:
+                break  # no layout left can beat the best real cube found
             layout = layouts[index]
             result = label_pieces(cost[:, layout], 2)
-            total = result.cost + (0 if allowed[index] else _SCHEME_PENALTY)
-            totals.append(total)
+            total = result.cost + penalty[index]
             if best is None or total < best[2]:
-                best = (layout[result.labels], layout, total, result.margin)
+                best = (layout[result.labels], layout, total, result.margin, index)
         assert best is not None
-        others = sorted(totals)[1:2]
-        margin = min([best[3]] + [t - best[2] for t in others])
-        return best[0], best[1], best[2], margin
+        # the best other layout costs at least its bound
+        others = np.delete(bounds, best[4])
+        margin = min(best[3], float(others.min()) - best[2])
+        return best[0], best[1], best[2], max(margin, 0.0)
 
     def _references(self, features: np.ndarray, labels: np.ndarray,
                     prior: Optional[np.ndarray], scale: float) -> tuple[np.ndarray, float]:

@@ -85,6 +85,8 @@ CONDITIONS: dict[str, Lighting] = {
     "red~orange": Lighting(kelvin=None, exposure_jitter=0.2, noise=3.0, red_orange=0.55),
     "hard": Lighting(kelvin=None, white_balance=0.3, exposure_jitter=0.35, shadow=0.5,
                      shadowed_faces=2, glare=3, noise=5.0, red_orange=0.4),
+    "hostile": Lighting(kelvin=None, white_balance=0.0, exposure_jitter=0.5, shadow=0.6,
+                        shadowed_faces=3, glare=5, noise=8.0, red_orange=0.6),
 }
 
 
