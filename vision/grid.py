@@ -404,8 +404,9 @@ def _check_shape(grid: Grid, shape: tuple[int, ...]) -> None:
     if not np.all(np.isfinite(corners)):
         raise GridNotFoundError("the sticker grid fitted to a degenerate shape; show the whole face")
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    cross = np.cross(np.roll(corners, -1, axis=0) - corners, np.roll(corners, -2, axis=0)
-                     - np.roll(corners, -1, axis=0))
+    a = np.roll(corners, -1, axis=0) - corners
+    b = np.roll(corners, -2, axis=0) - np.roll(corners, -1, axis=0)
+    cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)) or sides.max() > 3 * sides.min():
         raise GridNotFoundError("the sticker grid fitted to a twisted shape; hold the face "
                                 "square to the camera")

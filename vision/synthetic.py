@@ -48,7 +48,8 @@ class Conditions:
     ``noise`` the sensor noise sigma, both in pixels / grey levels of the output; ``tilt`` the
     largest angle (degrees) the face is turned away from the camera; ``roll`` the largest
     in-plane turn (degrees, kept small so the top row stays at the top); ``fill`` the fraction
-    of the frame's height the face covers; ``clutter`` the number of shapes in the background.
+    of the frame's height the face covers; ``wander`` how far (0..1 of the room left) the face
+    strays from the middle of the frame; ``clutter`` the number of shapes in the background.
     """
 
     temperature: float = 6500.0
@@ -60,6 +61,7 @@ class Conditions:
     tilt: float = 10.0
     roll: float = 6.0
     fill: float = 0.55
+    wander: float = 1.0
     clutter: int = 25
     resolution: tuple[int, int] = (640, 480)
 
@@ -79,6 +81,12 @@ class Conditions:
         """Return warm dim light, strong glare, blur, noise and steep angles."""
         return cls(temperature=3300.0, exposure=0.7, shading=0.4, glare=0.6, blur=2.0,
                    noise=8.0, tilt=32.0, roll=15.0, fill=0.4, clutter=60)
+
+    @classmethod
+    def fixed_rig(cls) -> "Conditions":
+        """Return the conditions of a rig's fixed camera: every face straight on, same place."""
+        return cls(shading=0.1, glare=0.0, blur=0.7, noise=3.0, tilt=0.0, roll=0.0, wander=0.0,
+                   clutter=30)
 
     def varied(self, rng: np.random.Generator) -> "Conditions":
         """Return conditions drawn around these (light colour, exposure, and so on jittered)."""
@@ -180,6 +188,9 @@ class SyntheticCamera:
         self._shots: dict[str, int] = {}
         self._next = 0
         self._closed = False
+        #: Pixel corners of the face in the last picture (top-left first, clockwise): the truth
+        #: a detector's grid can be checked against.
+        self.last_corners = np.zeros((4, 2))
         self.set_state(facelets)
 
     @property
@@ -236,7 +247,7 @@ class SyntheticCamera:
         roll = rng.uniform(-1, 1) * cond.roll
         rotation = _rotation(yaw, pitch, roll)
         distance = focal * n / (cond.fill * height)
-        room = (1 - cond.fill) * 0.35
+        room = (1 - cond.fill) * 0.35 * cond.wander
         shift = np.array([rng.uniform(-room, room) * width, rng.uniform(-room, room) * height])
         centre = np.array([shift[0] * distance / focal, shift[1] * distance / focal, distance])
 
@@ -267,7 +278,10 @@ class SyntheticCamera:
             else:
                 tex = _face_texture(letters, n, rng)
                 tex = self._light_face(tex, rng)
-            self._paste(image, tex, project(corners3d))
+            quad = project(corners3d)
+            if name == "front":
+                self.last_corners = quad
+            self._paste(image, tex, quad)
         image = image * light
         if cond.blur > 0:
             image = cv2.GaussianBlur(image, (0, 0), cond.blur)

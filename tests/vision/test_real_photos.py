@@ -1,0 +1,78 @@
+"""Real photos from a hobby robot (``$CUBEBOT_DATA/photos``): detection, sampling, whole scans."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from solver import Cube
+from vision import FolderCamera, GridNotFoundError, ScanError, detect_grid, sample_stickers, scan_cube
+
+
+def _sets(shared_data: Path) -> list[Path]:
+    return sorted(p for p in (shared_data / "photos").iterdir() if p.is_dir())
+
+
+def _size(folder: Path) -> int:
+    return 2 if folder.name.startswith("2x2") else 3
+
+
+def _good_sets(shared_data: Path) -> list[Path]:
+    return [p for p in _sets(shared_data) if not p.name.startswith("broken")]
+
+
+def test_grid_is_found_in_at_least_95_percent_of_real_faces(shared_data: Path) -> None:
+    found = total = 0
+    for folder in _good_sets(shared_data):
+        for face in "URFDLB":
+            total += 1
+            try:
+                detect_grid(cv2.imread(str(folder / f"{face}.jpg")), _size(folder))
+                found += 1
+            except GridNotFoundError:
+                pass
+    assert total >= 160
+    assert found / total >= 0.95, f"grid found in {found} of {total} faces"
+
+
+def test_sampled_colours_land_near_the_reference(shared_data: Path) -> None:
+    # each face is compared up to rotation (some sets show U and D turned)
+    close = total = 0
+    for folder in _good_sets(shared_data):
+        reference = folder / "rgb.json"
+        if not reference.exists():
+            continue
+        size = _size(folder)
+        rgb = np.array(json.loads(reference.read_text())["rgb"], dtype=float)
+        for f, face in enumerate("URFDLB"):
+            frame = cv2.imread(str(folder / f"{face}.jpg"))
+            sampled, _ = sample_stickers(frame, detect_grid(frame, size))
+            expected = rgb[f * size * size:(f + 1) * size * size].reshape(size, size, 3)
+            errors = min((np.abs(np.rot90(expected, k).reshape(-1, 3) - sampled).max(axis=1)
+                          for k in range(4)), key=lambda e: e.mean())
+            close += int((errors <= 15).sum())
+            total += len(errors)
+    assert total >= 1200
+    # one reference face (05-f826020a D) holds three black background samples: allow a handful
+    assert close / total >= 0.98, f"{close} of {total} stickers within 15 per channel"
+
+
+def test_every_real_set_scans_into_a_valid_cube(shared_data: Path) -> None:
+    results = {}
+    for folder in _good_sets(shared_data):
+        result, _ = scan_cube(FolderCamera(folder), _size(folder), profile=False)
+        Cube(result.facelets)  # raises if not a real cube
+        results[folder.name] = result.facelets
+    # sets of one cube photographed twice read the same
+    assert results["3x3x3-random-01-c1be101a"] == results["3x3x3-random-01-c7ffacb8"]
+
+
+def test_broken_set_fails_clearly_instead_of_giving_a_cube(shared_data: Path) -> None:
+    broken = next(p for p in _sets(shared_data) if p.name.startswith("broken"))
+    with pytest.raises(ScanError, match="re-shoot face") as caught:
+        scan_cube(FolderCamera(broken), 3, profile=False)
+    assert "larger than 3x3" in str(caught.value)
