@@ -12,7 +12,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Faults", "FaultyWire"]
+__all__ = ["Faults", "FaultyWire", "DIRECTIONS"]
+
+#: Which way line faults act: both ways, host to rig only, or rig to host only.
+DIRECTIONS = ("both", "to-rig", "to-host")
 
 
 def _rate(name: str, value: float) -> float:
@@ -25,8 +28,9 @@ def _rate(name: str, value: float) -> float:
 class Faults:
     """The faults a simulated rig injects.
 
-    ``drop``, ``corrupt`` and ``duplicate`` are per-byte probabilities applied in both
-    directions; ``delay`` is milliseconds added to every byte. ``stall_at`` and ``endstop_at``
+    ``drop``, ``corrupt`` and ``duplicate`` are per-byte probabilities and ``delay`` is
+    milliseconds added to every byte, on the wire in ``direction``: ``"both"``, ``"to-rig"``
+    (host to rig only) or ``"to-host"``. ``stall_at`` and ``endstop_at``
     make the rig's n-th executed move (counting from 1) fail with that fault; ``boot_delay`` is
     the seconds a rig stays deaf after (re)booting, as boards that reset when the port opens do.
 
@@ -38,6 +42,7 @@ class Faults:
     corrupt: float = 0.0
     duplicate: float = 0.0
     delay: float = 0.0
+    direction: str = "both"
     stall_at: Optional[int] = None
     endstop_at: Optional[int] = None
     boot_delay: float = 0.0
@@ -47,6 +52,15 @@ class Faults:
             _rate(name, getattr(self, name))
         if self.delay < 0 or self.boot_delay < 0:
             raise ValueError("delay and boot_delay are times: give numbers >= 0")
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"direction={self.direction!r}: choose one of "
+                             f"{', '.join(DIRECTIONS)}")
+
+    def on(self, direction: str) -> "Faults":
+        """Return the line faults that apply to bytes going ``direction`` (to-rig, to-host)."""
+        if self.direction in ("both", direction):
+            return self
+        return Faults()
 
     @property
     def on_wire(self) -> bool:

@@ -116,8 +116,8 @@ class SimulatedRig:
         self.firmware = Firmware(self.model, size, facelets, queue_depth=queue_depth,
                                  faults=faults, rng=random.Random(rng.random()),
                                  time_scale=time_scale)
-        self._to_rig = FaultyWire(faults, random.Random(rng.random()))
-        self._to_host = FaultyWire(faults, random.Random(rng.random()))
+        self._to_rig = FaultyWire(faults.on("to-rig"), random.Random(rng.random()))
+        self._to_host = FaultyWire(faults.on("to-host"), random.Random(rng.random()))
         self.name = f"sim{next(_NAMES)}"
         self._use_pty = use_pty
         self._lock = threading.RLock()

@@ -93,6 +93,17 @@ def test_duplicated_and_delayed_bytes_still_end_exact() -> None:
         assert_exactly_once(sim, Cube.solved(), moves)
 
 
+@pytest.mark.parametrize("direction", ["to-rig", "to-host"])
+def test_faults_in_one_direction_only_still_end_exact(direction: str) -> None:
+    moves = random_moves(200, seed=10)
+    faults = Faults(drop=0.02, corrupt=0.02, direction=direction)
+    with SimulatedRig(faults=faults, seed=4, time_scale=0.0) as sim:
+        with Rig(sim.url, timeout=0.05) as rig:
+            report = rig.stream(moves)
+        assert report.retransmits > 0
+        assert_exactly_once(sim, Cube.solved(), moves)
+
+
 def test_unplug_mid_stream_reconnects_and_resumes_exactly() -> None:
     moves = random_moves(300, seed=4)
 
