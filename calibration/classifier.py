@@ -160,8 +160,8 @@ class ColourClassifier(BaseEstimator):
         self.classes_ = np.array(list(FACE_LETTERS))
         if y is not None:
             return self._fit_known(balanced, y)
-        prior = self._prior(balanced, scheme, profile)
-        refs = self._seed(balanced, scheme, profile)
+        prior = self._prior(balanced, profile)
+        refs = self._seed(balanced, scheme, profile, prior)
         gains = np.ones((6, 3))
         scale = 10.0
         labels: Optional[np.ndarray] = None
@@ -170,16 +170,15 @@ class ColourClassifier(BaseEstimator):
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
             cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF)
             reading = self._read(cost)
-            new_labels = reading[0]
-            if labels is not None and np.array_equal(new_labels, labels):
+            read_with = (gains, scale)
+            if labels is not None and np.array_equal(reading[0], labels):
                 break
-            labels = new_labels
+            labels = reading[0]
             refs, scale = self._references(features, labels, prior, scale)
             gains = self._face_gains(balanced, labels, faces_of)
-        assert labels is not None
         self.n_iter_ = iteration
-        class_of_face, total, margin = reading[1], reading[2], reading[3]
-        self._finish(features, distance, labels, class_of_face, total, margin, refs, gains, scale,
+        labels, class_of_face, total, margin = reading
+        self._finish(features, distance, labels, class_of_face, total, margin, *read_with,
                      spread_rgb)
         return self
 
@@ -206,7 +205,8 @@ class ColourClassifier(BaseEstimator):
     # -- steps ----------------------------------------------------------------------------------
 
     def _fit_known(self, balanced: np.ndarray, y: object) -> "ColourClassifier":
-        facelets = Cube(str(y) if not isinstance(y, str) else y, size=self.size).facelets
+        text = y if isinstance(y, str) else "".join(str(letter) for letter in y)  # type: ignore[attr-defined]
+        facelets = Cube(text, size=self.size).facelets
         labels = np.array([FACE_LETTERS.index(c) for c in facelets])
         features = self._features(balanced)
         refs = np.array([features[labels == f].mean(axis=0) for f in range(6)])
@@ -222,7 +222,7 @@ class ColourClassifier(BaseEstimator):
         self.n_iter_ = 0
         return self
 
-    def _prior(self, balanced: np.ndarray, scheme: ColourScheme,
+    def _prior(self, balanced: np.ndarray,
                profile: Optional[ColourProfile]) -> Optional[np.ndarray]:
         """Return the profile's reference per class (face order), or None without a profile."""
         if profile is None:
@@ -238,12 +238,11 @@ class ColourClassifier(BaseEstimator):
         return known[best]
 
     def _seed(self, balanced: np.ndarray, scheme: ColourScheme,
-              profile: Optional[ColourProfile]) -> np.ndarray:
+              profile: Optional[ColourProfile], prior: Optional[np.ndarray]) -> np.ndarray:
         """Return the first six references: k-means seeded by the centres, profile or scheme."""
         features = self._features(balanced)
         if self.size == 3:
             seeds = features[list(centre_facelets())]
-            prior = self._prior(balanced, scheme, profile)
             if prior is not None:
                 seeds = (seeds + _PRIOR_WEIGHT * prior) / (1 + _PRIOR_WEIGHT)
         elif profile is not None:
@@ -357,7 +356,7 @@ class ColourClassifier(BaseEstimator):
             )
 
     def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
-                class_of_face: np.ndarray, total: float, margin: float, refs: np.ndarray,
+                class_of_face: np.ndarray, total: float, margin: float,
                 gains: np.ndarray, scale: float, spread_rgb: Optional[np.ndarray]) -> None:
         """Check the reading, normalise it through :class:`Cube`, and store the fit's results."""
         n = len(labels)
@@ -372,7 +371,8 @@ class ColourClassifier(BaseEstimator):
         logits = -0.5 * distance
         logits -= logits.max(axis=1, keepdims=True)
         probability = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-        confidence = probability[np.arange(n), labels]
+        # a sticker far from even its own class (glare, a logo) is not sure either: 5 sigma halves
+        confidence = probability[np.arange(n), labels] / (1.0 + (assigned / 25.0) ** 2)
         if spread_rgb is not None:
             confidence = confidence / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
         self.cluster_centers_ = np.array([features[final == f].mean(axis=0) for f in range(6)])
