@@ -58,11 +58,15 @@ class Classification:
     ``facelets`` is always a real cube in face letters URFDLB (a 2x2 normalised by its DBL
     corner); ``confidence`` (one per sticker, 0..1) says how sure each reading is; ``margin`` is
     the cost gap to the cheapest different valid reading (0 = a tie, above ~5 = clear).
+    ``overruled`` lists the stickers (facelet indices) whose own clear reading the cube's rules
+    overruled -- a glare spot, a misread sample, or a picture taken turned; a scanner choosing
+    between readings (turned pictures, re-shots) should prefer the one with fewest.
     """
 
     facelets: str
     confidence: np.ndarray
     margin: float
+    overruled: tuple[int, ...] = ()
 
     def to_json(self) -> dict:
         """Return the classification as a JSON-ready dict."""
@@ -105,8 +109,8 @@ class ColourClassifier(BaseEstimator):
 
     Parameters are only stored by ``__init__``; :meth:`fit` learns ``cluster_centers_`` (weighted
     Lab reference per face class U R F D L B), ``labels_`` (face index per sticker),
-    ``facelets_``, ``confidence_``, ``margin_``, ``cost_``, ``face_gains_`` (per-face RGB gain),
-    ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``. :meth:`predict` reads further
+    ``facelets_``, ``confidence_``, ``margin_``, ``overruled_``, ``cost_``, ``face_gains_``
+    (per-face RGB gain), ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``. :meth:`predict` reads further
     samples by the nearest learned reference and refuses to run before :meth:`fit`.
     """
 
@@ -216,6 +220,7 @@ class ColourClassifier(BaseEstimator):
         self.facelets_ = facelets
         self.confidence_ = np.ones(len(labels))
         self.margin_ = float("inf")
+        self.overruled_ = ()
         self.cost_ = 0.0
         self.face_gains_ = np.ones((6, 3))
         self.scale_ = float(np.clip(np.median(residual), *_SCALE_RANGE))
@@ -364,6 +369,7 @@ class ColourClassifier(BaseEstimator):
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
         self._check_doubt(assigned, distance.min(axis=1), scale)
+        overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
         facelets = Cube(letters, size=self.size).facelets
         final = np.array([FACE_LETTERS.index(c) for c in facelets])
@@ -380,6 +386,7 @@ class ColourClassifier(BaseEstimator):
         self.facelets_ = facelets
         self.confidence_ = np.clip(confidence, 0.0, 1.0)
         self.margin_ = float(margin)
+        self.overruled_ = tuple(int(i) for i in overruled)
         self.cost_ = float(total)
         self.face_gains_ = gains
         self.scale_ = scale
@@ -406,4 +413,4 @@ def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: obje
     model = ColourClassifier(size, order=order, scheme=scheme,
                              profile=chosen if chosen is not None else False)
     model.fit(samples, spread=spread)
-    return Classification(model.facelets_, model.confidence_, model.margin_)
+    return Classification(model.facelets_, model.confidence_, model.margin_, model.overruled_)

@@ -69,6 +69,9 @@ def _classify(args: argparse.Namespace) -> int:
         weakest = sorted(range(len(result.confidence)), key=lambda i: result.confidence[i])[:3]
         print(f"margin {result.margin:.2f}; least confident: "
               + ", ".join(f"{_name(i, size)} {result.confidence[i]:.2f}" for i in weakest))
+        if result.overruled:
+            print("overruled by the cube's rules (re-scan if wrong): "
+                  + ", ".join(_name(i, size) for i in result.overruled))
     return 0
 
 

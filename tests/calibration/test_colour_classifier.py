@@ -164,6 +164,19 @@ def test_a_glare_spot_is_repaired_and_flagged_by_low_confidence() -> None:
     result = classify(glared)
     assert result.facelets == truth
     assert result.confidence[red_sticker] < 0.5
+    assert result.overruled == (red_sticker,)
+
+
+def test_a_picture_taken_turned_overrules_more_stickers_than_the_right_one() -> None:
+    truth, scan = _scan(seed=15)
+    turned = scan.copy()
+    turned[0:9] = np.rot90(scan[0:9].reshape(3, 3, 3)).reshape(9, 3)
+    right = classify(scan)
+    try:
+        wrong = classify(turned)
+    except DoubtfulStickersError:
+        return  # as good: the turned picture is refused
+    assert len(wrong.overruled) > len(right.overruled)
 
 
 def test_near_equal_red_and_orange_are_told_apart() -> None:
