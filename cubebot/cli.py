@@ -17,7 +17,7 @@ from cubebot import __version__
 __all__ = ["main", "build_parser"]
 
 #: Command modules under cubebot.commands, in the order their commands are listed.
-COMMAND_MODULES = ("cube", "game", "colour", "vision", "robot")
+COMMAND_MODULES = ("cube", "game", "colour", "vision", "robot", "pipeline")
 
 EXIT_USAGE = 2
 

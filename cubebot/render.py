@@ -9,7 +9,7 @@ import numpy as np
 from solver import net
 from solver.notation import FACE_LETTERS
 
-__all__ = ["FACE_BGR", "ansi_net", "net_image", "write_net_png"]
+__all__ = ["FACE_BGR", "ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
 
 #: Display colours of the faces in the Western scheme (white up, green front), as BGR.
 FACE_BGR = {
@@ -69,11 +69,76 @@ def write_net_png(facelets: str, path: str | Path) -> Path:
     Raises:
         OSError: the file could not be written.
     """
+    return write_image(net_image(facelets), path)
+
+
+def _fit_height(image: np.ndarray, height: int) -> np.ndarray:
+    import cv2
+
+    scale = height / image.shape[0]
+    return cv2.resize(image, (max(1, round(image.shape[1] * scale)), height),
+                      interpolation=cv2.INTER_AREA)
+
+
+def _text_panel(lines: list[str], width: int, height: int) -> np.ndarray:
+    import cv2
+
+    panel = np.full((height, width, 3), 245, dtype=np.uint8)
+    for i, line in enumerate(lines):
+        cv2.putText(panel, line, (12, 34 + 30 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30),
+                    2, cv2.LINE_AA)
+    return panel
+
+
+def summary_image(face_pictures: list[Path], scanned: str, moves: str,
+                  after: str | None) -> np.ndarray:
+    """Return one picture of a run: the six annotated faces, the scanned net, the moves, the end.
+
+    Raises:
+        OSError: a face picture could not be read.
+    """
+    import cv2
+
+    thumbs = []
+    for path in face_pictures:
+        image = cv2.imread(str(path))
+        if image is None:
+            raise OSError(f"could not read {path}")
+        thumbs.append(_fit_height(image, 180))
+    top = np.concatenate(thumbs, axis=1) if thumbs else np.full((180, 600, 3), 245, np.uint8)
+    before = _fit_height(net_image(scanned), 220)
+    end = _fit_height(net_image(after), 220) if after else np.full_like(before, 245)
+    words = moves.split() or ["(no moves)"]
+    lines, line = [], ""
+    for word in words:
+        if len(line) + len(word) + 1 > 28:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    text = _text_panel(["scanned  ->  solve:"] + lines + [f"{len(words)} moves  ->  rig"],
+                       max(360, top.shape[1] - before.shape[1] - end.shape[1]), 220)
+    bottom = np.concatenate([before, text, end], axis=1)
+    width = max(top.shape[1], bottom.shape[1])
+
+    def pad(image: np.ndarray) -> np.ndarray:
+        extra = width - image.shape[1]
+        return np.pad(image, ((0, 0), (0, extra), (0, 0)), constant_values=245)
+
+    return np.concatenate([pad(top), np.full((10, width, 3), 245, np.uint8), pad(bottom)], axis=0)
+
+
+def write_image(image: np.ndarray, path: str | Path) -> Path:
+    """Write a BGR image (format from the file name) and return its path.
+
+    Raises:
+        OSError: the file could not be written.
+    """
     import cv2
 
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), net_image(facelets)):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), image):
         raise OSError(f"could not write {path}; check the folder exists and is writable")
     return path

@@ -1,0 +1,153 @@
+"""``cubebot demo`` and ``cubebot run``: the whole pipeline, on the embedded default or hardware."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional
+
+from calibration import Classification
+from cubebot.pipeline import PipelineError, RunReport, run_demo, run_rig
+from cubebot.render import ansi_net
+from robot import Faults, RobotError
+from solver import Cube, Solution
+from solver.progress import Progress
+from vision import Conditions, DeviceCamera, FolderCamera, SamplePoints
+
+__all__ = ["register", "USER_ERRORS"]
+
+USER_ERRORS = (RobotError,)
+
+_CONDITIONS = {"ideal": Conditions.ideal, "moderate": Conditions.moderate,
+               "harsh": Conditions.harsh, "rig": Conditions.fixed_rig}
+
+
+class TerminalListener:
+    """Prints each step with its time, and a progress bar while the rig is streaming."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self._bar: Optional[Progress] = None
+
+    def _say(self, text: str) -> None:
+        if not self.quiet:
+            print(text, flush=True)
+
+    def step_started(self, name: str, detail: str) -> None:
+        self._say(f"[{name}] {detail} ...")
+
+    def step_done(self, name: str, seconds: float, detail: str) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+        self._say(f"[{name}] {seconds:6.2f}s  {detail}")
+
+    def streaming(self, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        if self._bar is None:
+            self._bar = Progress("streaming", total, stream=sys.stdout).__enter__()
+        self._bar.update(done - self._bar.done)
+
+
+def _net(facelets: str) -> str:
+    return ansi_net(facelets) if sys.stdout.isatty() else str(Cube(facelets))
+
+
+def _finish(report: RunReport, args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    else:
+        if report.rig_facelets is not None:
+            print("The rig's cube at the end:")
+            print(_net(report.rig_facelets))
+        if report.pictures:
+            print(f"Pictures: {report.pictures[-1].parent}/ (pipeline.png shows the whole run)")
+        print("SOLVED" if report.solved else "NOT SOLVED")
+    return 0 if report.solved else 1
+
+
+def _demo(args: argparse.Namespace) -> int:
+    faults = Faults(drop=args.drop, corrupt=args.corrupt)
+    listener = TerminalListener(quiet=args.json)
+    if not args.json:
+        print(f"cubebot demo: a virtual {args.size}x{args.size} (seed {args.seed}), synthetic "
+              f"camera ({args.conditions} light), simulated rig {args.rig!r} on a pseudo-terminal")
+    report = run_demo(args.size, args.seed, conditions=_CONDITIONS[args.conditions](),
+                      rig=args.rig, output=args.output, budget=args.budget, faults=faults,
+                      time_scale=args.speed, listener=listener)
+    return _finish(report, args)
+
+
+def _ask(classification: Classification, solution: Solution, assume_yes: bool) -> bool:
+    print("Scanned cube:")
+    print(_net(classification.facelets))
+    print(f"Solution ({len(solution)} moves): {solution}")
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        raise PipelineError("no terminal to confirm on: check the net and the moves above, then "
+                            "run again with --yes to let the rig turn the cube")
+    answer = input("Turn the cube on the rig? [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.images:
+        camera = FolderCamera(args.images)
+    else:
+        source = int(args.camera) if args.camera.isdigit() else args.camera
+        camera = DeviceCamera(source, args.backend)
+    points = SamplePoints.load(args.sample_points) if args.sample_points else None
+    guided = bool(args.camera) and points is None
+    profile = False if args.no_profile else args.profile
+    with camera:
+        report = run_rig(
+            camera, args.port, size=args.size, rig=args.rig, profile=profile,
+            sample_points=points, guided=guided, budget=args.budget, output=args.output,
+            rescan=bool(args.camera) and points is not None,
+            confirm=lambda c, s: _ask(c, s, args.yes), listener=TerminalListener(args.json))
+    return _finish(report, args)
+
+
+def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+    """Add demo and run to the command line."""
+    p = commands.add_parser(
+        "demo", help="the whole pipeline on a virtual cube, synthetic camera and simulated rig",
+        description="Scramble a virtual cube, photograph it with the synthetic camera, scan and "
+                    "classify it, solve it for the rig, stream the moves over a real "
+                    "pseudo-terminal to the simulated rig, and check that it ends solved.")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="scramble and picture seed (default 1)")
+    p.add_argument("--conditions", choices=sorted(_CONDITIONS), default="moderate",
+                   help="light and pose of the synthetic camera (default moderate)")
+    p.add_argument("--rig", default="six-motor", help="rig model name or JSON file")
+    p.add_argument("--output", default="demo-output", help="folder for the pictures")
+    p.add_argument("--budget", type=float, default=1.0, help="seconds for the 3x3 solver")
+    p.add_argument("--drop", type=float, default=0.0, help="chance a serial byte is lost")
+    p.add_argument("--corrupt", type=float, default=0.0, help="chance a serial byte is garbled")
+    p.add_argument("--speed", type=float, default=0.25,
+                   help="simulated motor time scale (1 = real time, 0 = instant)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_demo)
+
+    p = commands.add_parser(
+        "run", help="scan, solve and turn a real cube on a rig",
+        description="Scan the cube (live guided scan, a rig's fixed camera, or six photos), "
+                    "show the net and the solution, and after confirmation stream the moves.")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--camera", metavar="SRC", help="camera index (0) or stream URL/path")
+    source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
+    p.add_argument("--port", required=True, help="serial port URL: /dev/ttyACM0, COM3, socket://..")
+    p.add_argument("--rig", default=None, help="rig model (default: from the rig's handshake)")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
+    p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
+    p.add_argument("--sample-points", help="fixed sample points of the rig's camera (JSON)")
+    p.add_argument("--backend", help="OpenCV capture backend for --camera")
+    p.add_argument("--budget", type=float, default=1.0, help="seconds for the 3x3 solver")
+    p.add_argument("--output", help="folder for overlay pictures")
+    p.add_argument("--yes", action="store_true", help="do not ask before the rig moves")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_run)

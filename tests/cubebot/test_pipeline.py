@@ -1,0 +1,145 @@
+"""The whole pipeline end to end, through a real pseudo-terminal: demo, run, failure paths."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cubebot.cli import main
+from cubebot.pipeline import run_demo
+from robot import SimulatedRig
+from solver import Cube
+from vision import Conditions, SyntheticCamera
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize(("size", "seed", "conditions"), [
+    (2, 1, Conditions.ideal()), (2, 2, Conditions.moderate()), (2, 3, Conditions.harsh()),
+    (3, 1, Conditions.moderate()), (3, 2, Conditions.fixed_rig()), (3, 4, Conditions()),
+])
+def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
+                                                conditions: Conditions) -> None:
+    report = run_demo(size, seed, conditions=conditions, budget=0.5, time_scale=0.0)
+    assert report.scanned == report.truth
+    assert report.solved
+    assert Cube(report.rig_facelets).is_solved
+    assert Cube(report.truth).apply(report.solution.moves).is_solved
+    assert [s.name for s in report.steps] == ["scan", "solve", "rig", "stream", "verify"]
+
+
+def test_demo_survives_a_noisy_serial_line() -> None:
+    from robot import Faults
+
+    report = run_demo(3, 5, faults=Faults(drop=0.01, corrupt=0.01), budget=0.5, time_scale=0.0)
+    assert report.solved
+    assert report.stream.sent == len(report.solution.moves)
+
+
+def test_demo_command_writes_pictures_and_exits_zero(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    status, out, _ = run_cli(capsys, "demo", "--size", "2", "--seed", "6", "--speed", "0",
+                             "--output", str(tmp_path / "out"))
+    assert status == 0
+    assert "SOLVED" in out and "[stream]" in out
+    for name in ("pipeline.png", "net-scanned.png", "net-after.png", "scan/U.png", "scan/B.png"):
+        assert cv2.imread(str(tmp_path / "out" / name)) is not None, name
+
+
+def write_face_photos(facelets: str, folder: Path, seed: int = 0) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    camera = SyntheticCamera(facelets, seed=seed, conditions=Conditions.moderate())
+    for face in "URFDLB":
+        cv2.imwrite(str(folder / f"{face}.jpg"), camera.read_face(face))
+    return folder
+
+
+def test_run_with_images_and_the_simulated_rig_ends_solved(capsys: pytest.CaptureFixture[str],
+                                                           tmp_path: Path) -> None:
+    cube = Cube.random(3, 21)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+    with SimulatedRig(3, cube.facelets, time_scale=0.0) as sim:
+        status, out, err = run_cli(capsys, "run", "--images", str(photos), "--port", sim.port,
+                                   "--yes", "--no-profile", "--budget", "0.3", "--json")
+        assert status == 0, err
+        report = json.loads(out[out.index("{"):])
+        assert report["solved"] is True
+        assert report["scanned"] == cube.facelets
+        assert Cube(sim.facelets).is_solved
+
+
+def test_run_without_a_terminal_asks_for_yes_and_sends_nothing(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    cube = Cube.random(2, 8)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+    with SimulatedRig(2, cube.facelets, time_scale=0.0) as sim:
+        status, _, err = run_cli(capsys, "run", "--images", str(photos), "--port", sim.port,
+                                 "--size", "2", "--no-profile")
+        assert status == 2
+        assert "--yes" in err
+        assert sim.facelets == cube.facelets
+        assert sim.executed == []
+
+
+def test_run_with_bad_images_names_what_to_reshoot(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    rng = np.random.default_rng(0)
+    for face in "URFDLB":
+        cv2.imwrite(str(photos / f"{face}.png"), rng.integers(0, 255, (240, 320, 3), np.uint8))
+    with SimulatedRig(3, time_scale=0.0) as sim:
+        status, _, err = run_cli(capsys, "run", "--images", str(photos), "--port", sim.port,
+                                 "--yes", "--no-profile")
+    assert status == 2
+    assert err.startswith("cubebot: error:")
+    assert "Traceback" not in err
+    assert any(face in err for face in "URFDLB")
+
+
+def test_run_on_a_missing_port_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    photos = write_face_photos(Cube.random(3, 2).facelets, tmp_path / "photos")
+    status, _, err = run_cli(capsys, "run", "--images", str(photos), "--port",
+                             str(tmp_path / "ttyACM9"), "--yes", "--no-profile")
+    assert status == 2
+    assert "ttyACM9" in err
+
+
+def _when_moving(sim: SimulatedRig, action: str) -> threading.Thread:
+    def watch() -> None:
+        deadline = time.monotonic() + 30
+        while len(sim.executed) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        getattr(sim, action)()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(("action", "message"), [("reset", "re-scan"), ("unplug", "")])
+def test_rig_failure_mid_stream_stops_with_a_clear_message(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, action: str, message: str) -> None:
+    cube = Cube.random(3, 30)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+    with SimulatedRig(3, cube.facelets, time_scale=0.3) as sim:
+        watcher = _when_moving(sim, action)
+        status, _, err = run_cli(capsys, "run", "--images", str(photos), "--port", sim.port,
+                                 "--yes", "--no-profile", "--budget", "0.3")
+        watcher.join(5)
+    assert status == 2
+    assert err.startswith("cubebot: error:") and err.count("\n") == 1
+    assert message in err.lower()
