@@ -111,14 +111,21 @@ class _Candidates:
     framed: np.ndarray  # (m,) bool: ringed by darker pixels, as a sticker is by black plastic
 
 
-def _binary_views(work: np.ndarray) -> list[np.ndarray]:
+def _brightness(work: np.ndarray) -> np.ndarray:
+    """Return the HSV value (largest channel) of a BGR image."""
+    b, g, r = cv2.split(work)
+    return cv2.max(cv2.max(b, g), r)
+
+
+def _binary_views(work: np.ndarray, value: np.ndarray) -> list[np.ndarray]:
     """Return binary pictures in which stickers are white blobs separated from each other."""
-    value = work.max(axis=2)
     views = []
-    lo, hi = np.percentile(value, [20, 97])
+    # brightness levels between the frame's own dark and bright ends (from its histogram)
+    cumulative = np.cumsum(cv2.calcHist([value], [0], None, [256], [0, 256]).ravel())
+    lo, hi = np.searchsorted(cumulative, np.array([0.20, 0.97]) * cumulative[-1])
     for frac in (0.2, 0.35, 0.5, 0.65):
         level = lo + frac * (hi - lo)
-        views.append((value > level).astype(np.uint8) * 255)
+        views.append(cv2.threshold(value, level, 255, cv2.THRESH_BINARY)[1])
     side = min(value.shape)
     block = max(15, (side // 6) | 1)
     views.append(cv2.adaptiveThreshold(value, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
@@ -135,7 +142,8 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
     min_area, max_area = _MIN_STICKER_AREA * area_px, _MAX_STICKER_AREA * area_px
     kernel = np.ones((3, 3), np.uint8)
     centres, sizes, aspects, angles, quality = [], [], [], [], []
-    for view in _binary_views(work):
+    value = _brightness(work)
+    for view in _binary_views(work, value):
         view = cv2.morphologyEx(view, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(view, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
@@ -161,14 +169,15 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
     c = np.array(centres)
     s = np.array(sizes)
     order = np.argsort(-np.array(quality))
+    close = (np.linalg.norm(c[:, None] - c[None], axis=2)
+             < 0.4 * np.minimum(s[:, None], s[None]))
+    taken = np.zeros(len(c), dtype=bool)
     keep: list[int] = []
     for i in order:
-        if keep:
-            d = np.linalg.norm(c[keep] - c[i], axis=1)
-            if np.any(d < 0.4 * np.minimum(s[keep], s[i])):
-                continue
-        keep.append(int(i))
-    framed = _framed(work.max(axis=2), c[keep], s[keep], np.array(angles)[keep])
+        if not taken[i]:
+            keep.append(int(i))
+            taken |= close[i]
+    framed = _framed(value, c[keep], s[keep], np.array(angles)[keep])
     return _Candidates(c[keep], s[keep], np.array(aspects)[keep], framed)
 
 
@@ -204,7 +213,9 @@ class _Lattice:
     spare: list[np.ndarray]  # candidate indices of each full row/column just outside the window
 
 
-def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> _Lattice | None:
+def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
+                   to_beat: float = -1.0) -> _Lattice | None:
+    """Return the best n x n window of the lattice (seed, basis), or None if it cannot beat ``to_beat``."""
     try:
         inverse = np.linalg.inv(basis)
     except np.linalg.LinAlgError:
@@ -214,6 +225,8 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int) -> 
     err = np.abs(rel - near).max(axis=1)
     ratio = cands.sizes / cands.sizes[seed]
     ok = (err < _LATTICE_TOLERANCE) & (ratio > 0.6) & (ratio < 1.6) & (np.abs(near) < 2 * n).all(axis=1)
+    if ok.sum() <= to_beat:
+        return None  # even a window holding every inlier would not score higher
     idx = np.flatnonzero(ok)
     coords = near[idx].astype(int)
     # one candidate per lattice point: the closest
@@ -263,6 +276,8 @@ def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:
     best: _Lattice | None = None
     m = len(cands.sizes)
     for seed in range(m):
+        if best is not None and seed in best.members:
+            continue  # its hypotheses are the lattice already found
         d = cands.centres - cands.centres[seed]
         dist = np.linalg.norm(d, axis=1)
         s = cands.sizes[seed]
@@ -279,7 +294,7 @@ def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:
                 if cos < 0.45:
                     bases.append(np.column_stack([u, v]))
         for basis in bases:
-            lattice = _score_lattice(cands, seed, basis, n)
+            lattice = _score_lattice(cands, seed, basis, n, best.score if best else -1.0)
             if lattice is not None and (best is None or lattice.score > best.score):
                 best = lattice
     return best
