@@ -232,3 +232,30 @@ def test_a_face_scanned_twice_raises_doubt() -> None:
 
 def test_doubt_is_a_value_error_for_the_command_line() -> None:
     assert issubclass(DoubtfulStickersError, ValueError)
+
+
+def test_the_lamps_colour_cast_is_measured_from_the_whole_scan() -> None:
+    lighting = Lighting(kelvin=2700, white_balance=0.0, exposure_jitter=0.05, noise=2.0)
+    truth, scan = random_scan(3, lighting, 16)
+    model = ColourClassifier(3).fit(scan)
+    assert model.cast_[0] > 2 * model.cast_[2]  # tungsten light: far more red than blue
+    assert model.facelets_ == truth
+
+
+def test_a_2x2_can_sit_on_the_cube_in_30_layouts_one_of_them_the_schemes() -> None:
+    from calibration.classifier import _layouts
+    from calibration.scheme import orientations
+
+    layouts, allowed = _layouts()
+    assert layouts.shape == (30, 6)
+    assert allowed.sum() == 1
+    # no two layouts are the same cube turned in the hand
+    turned = {tuple(row[holding]) for row in layouts for holding in orientations()}
+    assert len(turned) == 30 * 24
+
+
+def test_a_2x2_in_a_mirror_image_scheme_is_still_read_as_a_real_cube() -> None:
+    # red and orange swapped: the scheme's handedness is the other one
+    mirror = ["white", "orange", "green", "yellow", "red", "blue"]
+    truth, scan = random_scan(2, CONDITIONS["easy"], 17, scheme=mirror)
+    assert classify(scan, 2).facelets == truth
