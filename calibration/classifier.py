@@ -29,7 +29,7 @@ from sklearn.cluster import KMeans
 from threadpoolctl import ThreadpoolController
 
 from calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
-from calibration.errors import DoubtfulStickersError, NotFittedError, SampleError
+from calibration.errors import DoubtfulStickersError, NotFittedError
 from calibration.pieces import label_pieces, piece_tables
 from calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
@@ -110,8 +110,9 @@ class ColourClassifier(BaseEstimator):
     Parameters are only stored by ``__init__``; :meth:`fit` learns ``cluster_centers_`` (weighted
     Lab reference per face class U R F D L B), ``labels_`` (face index per sticker),
     ``facelets_``, ``confidence_``, ``margin_``, ``overruled_``, ``cost_``, ``face_gains_``
-    (per-face RGB gain), ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``. :meth:`predict` reads further
-    samples by the nearest learned reference and refuses to run before :meth:`fit`.
+    (per-face RGB gain), ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``.
+    :meth:`predict` reads further samples by the nearest learnt reference and refuses to run
+    before :meth:`fit`.
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
@@ -153,7 +154,7 @@ class ColourClassifier(BaseEstimator):
         rgb = read_samples(X, self.size, self.order)
         spread_rgb = read_spread(spread, len(rgb))
         scheme = load_scheme(self.scheme)
-        profile = resolve_profile(self.profile, scheme)
+        profile = resolve_profile(self.profile)
         if profile is not None and self.scheme is None:
             scheme = profile.scheme
         n = len(rgb)
@@ -209,8 +210,8 @@ class ColourClassifier(BaseEstimator):
     # -- steps ----------------------------------------------------------------------------------
 
     def _fit_known(self, balanced: np.ndarray, y: object) -> "ColourClassifier":
-        text = y if isinstance(y, str) else "".join(str(letter) for letter in y)  # type: ignore[attr-defined]
-        facelets = Cube(text, size=self.size).facelets
+        letters = y if isinstance(y, str) else "".join(map(str, y))  # type: ignore[call-overload]
+        facelets = Cube(letters, size=self.size).facelets
         labels = np.array([FACE_LETTERS.index(c) for c in facelets])
         features = self._features(balanced)
         refs = np.array([features[labels == f].mean(axis=0) for f in range(6)])
@@ -409,7 +410,7 @@ def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: obje
         DoubtfulStickersError: no valid reading is good enough; ``.stickers`` names them.
         SchemeError, ProfileError: a bad scheme or profile.
     """
-    chosen = resolve_profile(profile, load_scheme(scheme), default=True)
+    chosen = resolve_profile(profile, default=True)
     model = ColourClassifier(size, order=order, scheme=scheme,
                              profile=chosen if chosen is not None else False)
     model.fit(samples, spread=spread)

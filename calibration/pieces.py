@@ -70,7 +70,7 @@ def _kinds(size: int) -> tuple[_Kind, ...]:
 
 
 def piece_tables(cost: np.ndarray, size: int) -> list[np.ndarray]:
-    """Return per piece kind (corners, then edges of a 3x3) the cost table [position, piece, orientation]."""
+    """Return per piece kind (corners, then 3x3 edges) the costs [position, piece, orientation]."""
     tables = []
     for kind in _kinds(size):
         # stickers (P, 1, 1, k) against colours (1, P, o, k)
@@ -221,7 +221,8 @@ def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...]) -> tuple[flo
     return total, [r.best[parity] for r in rankings]
 
 
-def _orientation_pairs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> float:
+def _orientation_pairs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
+                       modulus: int) -> float:
     """Return the cheapest cost change that re-orients two pieces, keeping the sum."""
     count = len(perm)
     rows = table[np.arange(count), perm]  # (P, m)

@@ -154,8 +154,7 @@ class ColourProfile:
 ProfileLike = Union[ColourProfile, str, Path, None, bool]
 
 
-def resolve_profile(profile: ProfileLike, scheme: ColourScheme,
-                    default: bool = False) -> Optional[ColourProfile]:
+def resolve_profile(profile: ProfileLike, default: bool = False) -> Optional[ColourProfile]:
     """Return the profile to use: given, loaded from a path, the saved default, or None.
 
     ``None`` means the saved default when ``default`` is true and one exists; ``False`` none.
@@ -185,8 +184,9 @@ def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return holdings[int(fit.argmin())]
 
 
-def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *, scheme: SchemeLike = None,
-                  order: str = "rgb", start: Optional[ColourProfile] = None) -> ColourProfile:
+def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
+                  scheme: SchemeLike = None, order: str = "rgb",
+                  start: Optional[ColourProfile] = None) -> ColourProfile:
     """Return a profile learnt from scans: (samples, size, facelets or None) each.
 
     A scan with known facelets (a solved cube: ``"UUU...BBB"``) teaches exactly; a scan without

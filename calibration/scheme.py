@@ -53,7 +53,8 @@ class ColourScheme:
             )
         if len(set(self.colours)) != 6:
             raise SchemeError(
-                f"the six colours of scheme {self.name!r} must differ, got {', '.join(self.colours)}"
+                f"the six colours of scheme {self.name!r} must differ, got "
+                f"{', '.join(self.colours)}"
             )
 
     @property

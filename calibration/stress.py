@@ -92,7 +92,7 @@ CONDITIONS: dict[str, Lighting] = {
 
 def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optional[int] = None,
                 scheme: SchemeLike = None) -> np.ndarray:
-    """Return the samples (n, 3), sRGB 0..255, a sampler would read from this cube under ``lighting``.
+    """Return the samples (n, 3), sRGB 0..255, a sampler would read from the cube in this light.
 
     ``facelets`` is in face letters (URFDLB); each face letter shows the scheme's colour of
     that face. The same seed gives the same scan.
@@ -103,12 +103,13 @@ def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optiona
     """
     cube = Cube(facelets)
     rng = np.random.default_rng(seed)
-    colours = srgb_to_linear(load_scheme(scheme).rgb_array)
-    if lighting.red_orange:
-        red, orange = FACE_LETTERS.index("R"), FACE_LETTERS.index("L")
-        if load_scheme(scheme).colours[red] == "red" and load_scheme(scheme).colours[orange] == "orange":
-            colours[orange] = (1 - lighting.red_orange) * colours[orange] \
-                + lighting.red_orange * colours[red] * 1.35
+    chosen = load_scheme(scheme)
+    colours = srgb_to_linear(chosen.rgb_array)
+    if lighting.red_orange and {"red", "orange"} <= set(chosen.colours):
+        red, orange = chosen.colours.index("red"), chosen.colours.index("orange")
+        # orange slides towards a brighter red: nearly the same hue, a little more light
+        colours[orange] = ((1 - lighting.red_orange) * colours[orange]
+                           + lighting.red_orange * colours[red] * 1.35)
     n = len(cube.facelets)
     per_face = n // 6
     size = 2 if n == 24 else 3
