@@ -1,7 +1,8 @@
 """Colour schemes: which colour each face shows when solved, and the 24 ways to hold it.
 
 Built-in schemes live as JSON in ``calibration/schemes/`` (Western, Japanese); a custom scheme
-is six colours, one per face in the order U R F D L B, each a colour name or an RGB triple.
+is six colours, one per face in the order U R F D L B, each a colour name, ``#rrggbb`` or an
+RGB triple.
 """
 
 from __future__ import annotations
@@ -123,11 +124,16 @@ def _read_colour(face: str, colour: object) -> tuple[str, tuple[int, int, int]]:
         label, rgb = colour[0].lower(), colour[1]
     else:
         rgb = colour
+    if rgb is None and label is not None and len(label) == 7 and label.startswith("#"):
+        try:
+            rgb = tuple(int(label[i:i + 2], 16) for i in (1, 3, 5))
+        except ValueError:
+            rgb = None
     if rgb is None:
         if label not in NAMED_COLOURS:
             raise SchemeError(
                 f"face {face}: unknown colour {label!r}; use one of "
-                f"{', '.join(NAMED_COLOURS)} or give an RGB triple"
+                f"{', '.join(NAMED_COLOURS)}, #rrggbb, or an RGB triple"
             )
         rgb = NAMED_COLOURS[label]
     try:
@@ -156,6 +162,9 @@ def _builtin(name: str) -> ColourScheme:
 def load_scheme(scheme: SchemeLike = None) -> ColourScheme:
     """Return a scheme: None (Western), a built-in name, a JSON path, six colours, or a scheme.
 
+    Six colours may also come as one text, comma-separated in face order U R F D L B, e.g.
+    ``"white,red,green,yellow,orange,#1428c8"``.
+
     Raises:
         SchemeError: an unknown name, an unreadable file, or not six distinct colours.
     """
@@ -167,6 +176,8 @@ def load_scheme(scheme: SchemeLike = None) -> ColourScheme:
         text = str(scheme)
         if text.lower() in scheme_names():
             return _builtin(text.lower())
+        if "," in text:
+            return ColourScheme.from_colours([part.strip() for part in text.split(",")])
         path = Path(text)
         if path.suffix == ".json" and path.is_file():
             try:

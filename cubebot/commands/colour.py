@@ -107,7 +107,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add ``classify`` and ``calibrate colours`` to the command line."""
-    schemes = ", ".join(scheme_names())
+    scheme_help = (f"colour scheme: {', '.join(scheme_names())}, a JSON file, or six colours "
+                   "for U,R,F,D,L,B like white,red,green,yellow,orange,blue (default western)")
     p = commands.add_parser(
         "classify", help="read sticker colours (RGB JSON) as a valid facelet string",
         description="Classify one colour per sticker (facelet order U R F D L B) into a valid "
@@ -117,7 +118,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                         "54/24 triples ('-' reads standard input)")
     p.add_argument("--order", choices=["rgb", "bgr"], default="rgb", help="channel order")
     p.add_argument("--size", type=int, choices=[2, 3], help="check the scan is this size")
-    p.add_argument("--scheme", help=f"colour scheme: {schemes}, or a JSON file (default western)")
+    p.add_argument("--scheme", help=scheme_help)
     p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
     p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
     p.add_argument("--json", action="store_true",
@@ -135,6 +136,6 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--profile", help="where to save the profile (default: user config dir)")
     p.add_argument("--update", action="store_true",
                    help="add to the existing profile instead of starting afresh")
-    p.add_argument("--scheme", help=f"colour scheme: {schemes}, or a JSON file (default western)")
+    p.add_argument("--scheme", help=scheme_help)
     p.add_argument("--order", choices=["rgb", "bgr"], default="rgb", help="channel order")
     p.set_defaults(func=_calibrate)

@@ -30,6 +30,12 @@ def test_custom_scheme_from_names_and_triples() -> None:
     assert scheme.rgb[5] == (20, 40, 200)
 
 
+def test_custom_scheme_from_comma_separated_text() -> None:
+    scheme = load_scheme("white, red, green, yellow, orange, #1428c8")
+    assert scheme.rgb[5] == (20, 40, 200)
+    assert scheme.colours[0] == "white"
+
+
 def test_custom_scheme_from_face_mapping() -> None:
     faces = dict(zip("URFDLB", ["white", "red", "green", "yellow", "orange", "purple"]))
     assert load_scheme(faces).colours[5] == "purple"
