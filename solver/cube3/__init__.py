@@ -1,0 +1,12 @@
+"""The 3x3 solver: Kociemba's two-phase search and a short optimal search, in NumPy.
+
+Split by level of representation: :mod:`~solver.cube3.coords` (cubies to coordinates),
+:mod:`~solver.cube3.movetables` and :mod:`~solver.cube3.pruning` (cached tables),
+:mod:`~solver.cube3.views` (the cube along other axes, inverted), :mod:`~solver.cube3.twophase`
+and :mod:`~solver.cube3.optimal` (the searches) and :mod:`~solver.cube3.strategy` (which
+search runs with which budget). Tables are built on first use, never at import.
+"""
+
+from solver.cube3.strategy import solve3
+
+__all__ = ["solve3"]

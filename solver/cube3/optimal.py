@@ -1,0 +1,118 @@
+"""Provably shortest solutions: IDA* with pattern-table lower bounds on all three axes.
+
+A node is the cube seen along each of its three axes (the R-L and F-B views are the cube
+turned so that axis points up): per axis its twist, flip and sorted slice, plus the corner
+permutation. Those ten numbers pin the cube down, and a face turn updates each through the
+move tables (renamed for the view). The lower bound of a node is the largest pruning-table
+distance over the three axes (twist x slice, flip x slice, twist x flip): reaching solved
+needs at least as many moves as reaching each axis' subgroup. IDA* deepens the bound one move
+at a time; each step expands a whole array of nodes with NumPy, axis by axis, dropping nodes
+as soon as one bound says they cannot finish in time.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Iterator, Optional
+
+import numpy as np
+
+from solver.cube3 import coords
+from solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
+from solver.cube3.movetables import move_tables
+from solver.cube3.pruning import pruning_tables
+from solver.cube3.twophase import CHUNK, NO_FACE, SearchTimeout, face_order_allowed
+from solver.cube3.views import View, move_map, view_cube
+from solver.cubie import CubieCube
+from solver.notation import FACE_LETTERS, FACE_MOVES, Move
+
+__all__ = ["OptimalSearch"]
+
+log = logging.getLogger(__name__)
+
+N_AXES = 3
+
+
+class OptimalSearch:
+    """IDA* for a shortest solution of one cube, using only the moves of ``faces``."""
+
+    def __init__(self, cubies: CubieCube, faces: str = FACE_LETTERS,
+                 deadline: Optional[float] = None) -> None:
+        self.deadline = deadline
+        self.nodes = 0
+        self._moves, self._prune = move_tables(), pruning_tables()
+        self._order = face_order_allowed()
+        allowed = np.array([m.name in faces for m in FACE_MOVES], dtype=bool)
+        self._order &= allowed[None, :]
+        # per axis: the move index each of the 18 moves has in that axis' view
+        self._rename = np.stack([move_map(View(a, False)) for a in range(N_AXES)])
+        twists, flips, slices = [], [], []
+        for axis in range(N_AXES):
+            cp, co, ep, eo = coords.as_arrays(view_cube(cubies, View(axis, False)))
+            twists.append(int(coords.twist(co)[0]))
+            flips.append(int(coords.flip(eo)[0]))
+            slices.append(int(coords.slice_sorted(ep)[0]))
+        cp0 = coords.as_arrays(cubies)[0]
+        self._root = (np.array([twists]), np.array([flips]), np.array([slices]),
+                      coords.cperm(cp0))
+
+    def _axis_bound(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray
+                    ) -> np.ndarray:
+        p = self._prune
+        slc = sorted_slice // N_SLICEPERM
+        bound = p.twist_slice[twist * N_SLICE + slc]
+        np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
+        np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
+        return bound
+
+    def lower_bound(self) -> int:
+        """Return the root's lower bound on the solution length."""
+        twist, flip, ss, _ = self._root
+        return int(max(self._axis_bound(twist[:, a], flip[:, a], ss[:, a]).max()
+                       for a in range(N_AXES)))
+
+    def _expand(self, twist: np.ndarray, flip: np.ndarray, ss: np.ndarray, cperm: np.ndarray,
+                path: np.ndarray, left: int) -> Iterator[np.ndarray]:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout
+        if left == 0:
+            solved = (ss == 0).all(axis=1) & (cperm == 0)
+            if solved.any():
+                yield path[np.flatnonzero(solved)[0]]
+            return
+        last = MOVE_FACE[path[:, -1]] if path.shape[1] else np.full(len(cperm), NO_FACE)
+        node, move = np.nonzero(self._order[last])
+        self.nodes += len(node)
+        axes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for axis in range(N_AXES):
+            renamed = self._rename[axis][move]
+            t = self._moves.twist[twist[node, axis], renamed].astype(np.int64)
+            f = self._moves.flip[flip[node, axis], renamed].astype(np.int64)
+            s = self._moves.slice_sorted[ss[node, axis], renamed].astype(np.int64)
+            keep = self._axis_bound(t, f, s) < left
+            node, move = node[keep], move[keep]
+            axes = [(a[keep], b[keep], c[keep]) for a, b, c in axes]
+            axes.append((t[keep], f[keep], s[keep]))
+        t = np.column_stack([a[0] for a in axes])
+        f = np.column_stack([a[1] for a in axes])
+        s = np.column_stack([a[2] for a in axes])
+        c = self._moves.cperm[cperm[node], move].astype(np.int64)
+        child_path = np.column_stack([path[node], move.astype(np.uint8)])
+        for start in range(0, len(node), CHUNK):
+            part = slice(start, start + CHUNK)
+            yield from self._expand(t[part], f[part], s[part], c[part], child_path[part],
+                                    left - 1)
+
+    def search(self, max_length: int) -> Optional[tuple[Move, ...]]:
+        """Return a shortest solution of at most ``max_length`` moves, or None if none exists.
+
+        Raises SearchTimeout when the deadline passes first.
+        """
+        twist, flip, ss, cperm = self._root
+        for depth in range(self.lower_bound(), max_length + 1):
+            log.debug("optimal search: depth %d (%d nodes so far)", depth, self.nodes)
+            empty = np.zeros((1, 0), dtype=np.uint8)
+            for path in self._expand(twist, flip, ss, cperm, empty, depth):
+                return coords.move_names(path)
+        return None

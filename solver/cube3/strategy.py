@@ -1,0 +1,222 @@
+"""Which searches run for a 3x3, with which budgets, and which answer comes back.
+
+:func:`solve3` is what :func:`solver.solve` calls for a 3x3 (the target already folded in).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Optional, Sequence
+
+from solver.cube import Cube
+from solver.cube3.optimal import OptimalSearch
+from solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
+from solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
+from solver.errors import NoSolutionError
+from solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
+from solver.solve import Solution
+
+__all__ = ["solve3", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET",
+           "COST_SLACK", "GODS_NUMBER"]
+
+log = logging.getLogger(__name__)
+
+GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
+DEFAULT_GOAL = 20  # the default mode returns the first solution this short
+SHORT_OPTIMAL_DEPTH = 9  # positions this close to solved are always solved optimally
+DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
+DEFAULT_SOFT_BUDGET = 0.5  # seconds after which the default mode settles for the best found
+COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
+_LOOSE_BOUND = 30  # two-phase bound before any solution is known
+
+
+def _check_faces(faces: Optional[str]) -> str:
+    """Return the allowed faces as a string of face letters (all six when None).
+
+    Raises:
+        ValueError: unknown letters, repeats, or fewer than five faces.
+    """
+    if faces is None:
+        return FACE_LETTERS
+    if not isinstance(faces, str):
+        raise ValueError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URFDL'")
+    letters = faces.upper().replace(" ", "")
+    unknown = sorted(set(letters) - set(FACE_LETTERS))
+    if unknown:
+        raise ValueError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
+                         "use letters from URFDLB, e.g. 'URFDL' for a rig without B")
+    if len(set(letters)) != len(letters):
+        raise ValueError(f"faces={faces!r} names a face twice; list each allowed face once")
+    if len(letters) < 5:
+        raise ValueError(
+            f"faces={faces!r} allows {len(letters)} faces; the 3x3 solver needs at least five "
+            "(turns of fewer faces cannot reach every position), e.g. 'URFDL' for a rig without B")
+    return "".join(f for f in FACE_LETTERS if f in letters)
+
+
+def _views_for(faces: str) -> tuple[View, ...]:
+    """Return the views to search when only ``faces`` turn.
+
+    With all six faces, the three axes and their inverses. With one face missing, the views
+    that put it on their R-L axis: phase 2 then needs only its half turns, and phase 1 fixes
+    edge flips with the F/B quarter turns, which are all there.
+    """
+    missing = [f for f in FACE_LETTERS if f not in faces]
+    if not missing:
+        return VIEWS
+    return tuple(v for v in ALL_VIEWS if all(face_map(v)[FACE_LETTERS.index(f)] in "RL"
+                                             for f in missing))
+
+
+def _length(moves: Sequence[Move], metric: str) -> int:
+    return qtm(moves) if metric == "qtm" else htm(moves)
+
+
+def _deadline(timeout: Optional[float]) -> Optional[float]:
+    return None if timeout is None else time.perf_counter() + timeout
+
+
+def _short_optimal(cube: Cube, faces: str, deadline: Optional[float],
+                   depth: int) -> Optional[tuple[Move, ...]]:
+    """Return a proven shortest solution if the cube is within ``depth`` moves, else None."""
+    search = OptimalSearch(cube.cubies, faces, deadline)
+    if search.lower_bound() > depth:
+        return None
+    try:
+        return search.search(depth)
+    except SearchTimeout:
+        return None
+
+
+def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int] = None,
+           timeout: Optional[float] = None, optimal: bool = False, faces: Optional[str] = None,
+           cost: Optional[Callable[[Sequence[Move]], float]] = None, **unknown: Any) -> Solution:
+    """Return a solution of a 3x3 (moves to solved), found by two-phase or optimal search.
+
+    Every mode first runs a short optimal search: a cube within 9 half turns of solved gets a
+    proven shortest solution (``optimal=True``), a solved cube the empty one. Otherwise:
+
+    * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
+      cube (three axes, each also inverted); returns the first solution of at most 20 moves
+      (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
+      that short, the best found after half a second.
+    * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass or
+      the search is exhausted (then the answer is proven optimal); returns the best found.
+    * ``optimal=True``: a default-mode two-phase solution as an upper bound, then IDA* with
+      lower bounds on all three axes until a shortest solution is proven (``optimal=True`` in
+      the answer). With ``timeout`` it stops at the deadline and
+      returns the best two-phase solution found on the way, with ``optimal=False``.
+    * ``cost=f``: collects solutions up to two moves longer than the shortest found, for
+      ``timeout`` seconds (one second without one), and returns the one with the smallest
+      ``f(moves)``, the shorter one on ties. ``optimal`` is then False.
+    * ``faces="URFDL"``: only those faces turn (at least five); the two-phase search uses only
+      the views in which a missing face needs nothing but half turns in phase 2.
+    * ``max_length=n``: no answer longer than ``n`` moves (in ``metric``).
+
+    Lengths and the comparisons between solutions use ``metric``; the searches count half
+    turns, so with ``metric="qtm"`` an answer is never marked optimal unless it is also optimal
+    in the half-turn metric and has no half turns.
+
+    Raises:
+        NoSolutionError: no solution within ``max_length`` before the deadline, or none exists
+            within ``max_length`` at all.
+        ValueError: a bad option value (faces, max_length, timeout).
+        TypeError: an unknown option.
+    """
+    if unknown:
+        raise TypeError(f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
+                        "metric, target, max_length, timeout, optimal, faces and cost")
+    if max_length is not None and (not isinstance(max_length, int) or max_length < 0):
+        raise ValueError(f"max_length={max_length!r}: give a whole number of moves >= 0")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout={timeout!r}: give a number of seconds > 0")
+    if cost is not None and not callable(cost):
+        raise ValueError("cost must be a function from a move sequence to a number")
+    allowed = _check_faces(faces)
+    deadline = _deadline(timeout)
+    # a length in either metric bounds the half-turn length from above
+    limit = GODS_NUMBER if max_length is None else max_length
+
+    if relative_cube.is_solved:
+        return Solution((), metric, optimal=True)
+    short = _short_optimal(relative_cube, allowed, deadline, min(SHORT_OPTIMAL_DEPTH, limit))
+    if short is not None and cost is None:
+        proven = metric == "htm" or all(m.turns != 2 for m in short)
+        if max_length is None or _length(short, metric) <= max_length:
+            return Solution(short, metric, optimal=proven)
+
+    return _two_phase_and_optimal(relative_cube, metric, allowed, limit, max_length, timeout,
+                                  deadline, optimal, cost, short)
+
+
+def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
+                           max_length: Optional[int], timeout: Optional[float],
+                           deadline: Optional[float], optimal: bool,
+                           cost: Optional[Callable[[Sequence[Move]], float]],
+                           short: Optional[tuple[Move, ...]]) -> Solution:
+    candidates: list[tuple[Move, ...]] = [short] if short is not None else []
+    search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
+                            bound=min(_LOOSE_BOUND, limit) if max_length is not None
+                            else _LOOSE_BOUND, deadline=deadline)
+    goal = DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length)
+    collecting = cost is not None
+    if collecting and deadline is None:
+        deadline = search.deadline = _deadline(DEFAULT_COST_BUDGET)
+    keep_going = collecting or (timeout is not None and not optimal)
+    started = time.perf_counter()
+    best: Optional[tuple[Move, ...]] = None
+    try:
+        for found in search.solutions(every=collecting):
+            moves = simplify(found.moves)
+            if max_length is not None and _length(moves, metric) > max_length:
+                continue
+            candidates.append(moves)
+            if best is None or htm(moves) < htm(best):
+                best = moves
+                log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)
+            if not keep_going:
+                soft = started + DEFAULT_SOFT_BUDGET
+                search.deadline = soft if deadline is None else min(deadline, soft)
+            if collecting:
+                search.bound = min(search.bound, htm(best) + COST_SLACK)
+            elif not keep_going and not optimal and htm(best) <= goal:
+                break
+    except SearchTimeout:
+        log.debug("two-phase: deadline passed")
+    proven = search.exhausted and not collecting
+
+    if optimal and not proven:
+        upper = htm(best) - 1 if best is not None else limit
+        try:
+            shortest = OptimalSearch(cube.cubies, faces, deadline).search(upper)
+            if shortest is not None:
+                best = shortest
+                candidates.append(shortest)
+            proven = best is not None
+        except SearchTimeout:
+            log.info("optimal search: deadline passed before a proof; returning the best found")
+
+    if not candidates:
+        raise NoSolutionError(_no_solution_message(max_length, timeout, search.exhausted))
+    if collecting:
+        assert cost is not None
+        chosen = min(candidates, key=lambda m: (cost(m), _length(m, metric)))
+        return Solution(chosen, metric, optimal=False)
+    chosen = min(candidates, key=lambda m: (_length(m, metric), htm(m)))
+    proven = proven and (metric == "htm" or all(m.turns != 2 for m in chosen))
+    return Solution(chosen, metric, optimal=proven and best is not None and htm(chosen) == htm(best))
+
+
+def _no_solution_message(max_length: Optional[int], timeout: Optional[float],
+                         exhausted: bool) -> str:
+    if exhausted and max_length is not None:
+        return (f"this cube has no solution of at most max_length={max_length} moves; "
+                "allow more moves")
+    limits = []
+    if max_length is not None:
+        limits.append(f"max_length={max_length}")
+    if timeout is not None:
+        limits.append(f"timeout={timeout:g}s")
+    return (f"no solution found within {' and '.join(limits) or 'the limits'}; "
+            "allow more time or more moves")

@@ -1,0 +1,246 @@
+"""Kociemba's two-phase search, vectorised: IDA* over whole layers of nodes with NumPy.
+
+Phase 1 brings a cube into G1 = <U, D, R2, L2, F2, B2> (twist, flip and slice solved); phase
+2 solves it inside G1 with those ten moves. Instead of visiting nodes one at a time, each step
+takes a whole array of nodes, forms all their children at once from the move tables, and keeps
+the children whose pruning-table bound still fits the depth left. Six views of the cube (three
+axes, each also inverted) are searched in the same arrays, so the shortest phase-1 solutions of
+all six come first. A phase-1 solution enters phase 2 only when ``length + phase-2 bound`` fits
+under the best total found so far.
+
+Phase-1 solutions of length ``L1`` are generated for ``L1 = 0, 1, 2 ...``, each batch ends in
+phase 2 with the shortest phase-2 finish inside the current bound; the search stops when
+``L1`` passes the bound. At that point no two-phase solution within the bound is left, and
+every solution of the cube is a two-phase solution (its prefix up to the last quarter turn of
+R, L, F or B ends in G1), so an exhausted search proves that the best found is optimal.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator, Optional
+
+import numpy as np
+
+from solver.cube3 import coords
+from solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM, PHASE2_MOVES
+from solver.cube3.movetables import move_tables
+from solver.cube3.pruning import pruning_tables, slice_moves
+from solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
+from solver.cubie import CubieCube
+from solver.notation import Move
+
+__all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout"]
+
+log = logging.getLogger(__name__)
+
+CHUNK = 40_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
+NO_FACE = 6  # "no previous move" in the face-order table
+
+
+class SearchTimeout(Exception):
+    """The deadline passed inside a search (caught by the caller, never leaves the package)."""
+
+
+def face_order_allowed() -> np.ndarray:
+    """Return a (7, 18) mask: may move ``m`` follow a move of face ``f`` (row 6: no move)?
+
+    A face never follows itself (the turns merge), and of two opposite faces, which commute,
+    only the order U-D, R-L, F-B is searched.
+    """
+    allowed = np.ones((NO_FACE + 1, N_MOVES), dtype=bool)
+    for last in range(6):
+        for m in range(N_MOVES):
+            face = int(MOVE_FACE[m])
+            if face == last or face == last - 3:
+                allowed[last, m] = False
+    return allowed
+
+
+@dataclass(frozen=True)
+class Found:
+    """A solution of the whole cube found by the search, in the cube's own frame."""
+
+    moves: tuple[Move, ...]
+    view: View
+    phase1_length: int
+
+
+def _deadline_passed(deadline: Optional[float]) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
+
+
+class TwoPhaseSearch:
+    """A two-phase search over several views of one cube.
+
+    ``bound`` is the longest total length still wanted; the caller lowers it as solutions come
+    in (see :meth:`solutions`).
+    """
+
+    def __init__(self, cubies: CubieCube, views: tuple[View, ...], faces: str,
+                 bound: int, deadline: Optional[float] = None) -> None:
+        self.bound = bound
+        self.deadline = deadline
+        self.exhausted = False
+        moves, prune = move_tables(), pruning_tables()
+        self._twist, self._flip, self._slice = moves.twist, moves.flip, slice_moves()
+        self._cperm2 = moves.cperm[:, list(PHASE2_MOVES)]
+        self._udperm2, self._sliceperm2 = moves.udperm, moves.sliceperm
+        self._prune = prune
+        self._order = face_order_allowed()
+        self._order2 = self._order[:, list(PHASE2_MOVES)]
+        self._phase2_face = MOVE_FACE[list(PHASE2_MOVES)].astype(np.int64)
+        self._is_phase2 = np.zeros(N_MOVES, dtype=bool)
+        self._is_phase2[list(PHASE2_MOVES)] = True
+        self.views = views
+        self._allowed = np.array([allowed_in_view(v, faces) for v in views])
+        self._allowed2 = self._allowed[:, list(PHASE2_MOVES)]
+        arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
+        self._cp = np.concatenate([a[0] for a in arrays])
+        self._co = np.concatenate([a[1] for a in arrays])
+        self._ep = np.concatenate([a[2] for a in arrays])
+        self._eo = np.concatenate([a[3] for a in arrays])
+        self._root_twist = coords.twist(self._co)
+        self._root_flip = coords.flip(self._eo)
+        self._root_slice = coords.slice_sorted(self._ep) // N_SLICEPERM
+
+    # -- phase 1 -------------------------------------------------------------------------
+
+    def _phase1_bound(self, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
+        p = self._prune
+        bound = p.twist_slice[twist * N_SLICE + slc]
+        np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
+        np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
+        return bound
+
+    def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
+                 path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield (view, path) of the phase-1 solutions that finish these nodes in ``left`` moves."""
+        if _deadline_passed(self.deadline):
+            raise SearchTimeout
+        if left == 0:
+            yield view, path
+            return
+        last = MOVE_FACE[path[:, -1]] if path.shape[1] else np.full(len(view), NO_FACE)
+        ok = self._allowed[view] & self._order[last]
+        if left == 1:
+            ok &= ~self._is_phase2  # a last phase-2 move would make a shorter phase 1
+        node, move = np.nonzero(ok)
+        t = self._twist[twist[node], move].astype(np.int64)
+        s = self._slice[slc[node], move].astype(np.int64)
+        keep = self._prune.twist_slice[t * N_SLICE + s] < left
+        node, move, t, s = node[keep], move[keep], t[keep], s[keep]
+        f = self._flip[flip[node], move].astype(np.int64)
+        keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
+               (self._prune.twist_flip[t * N_FLIP + f] < left)
+        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+        child_path = np.column_stack([path[node], move.astype(np.uint8)])
+        for start in range(0, len(node), CHUNK):
+            part = slice(start, start + CHUNK)
+            yield from self._expand1(view[node[part]], t[part], f[part], s[part],
+                                     child_path[part], left - 1)
+
+    def phase1(self, length: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield batches (view index, move path) of all phase-1 solutions of ``length``."""
+        bound = self._phase1_bound(self._root_twist, self._root_flip, self._root_slice)
+        roots = np.flatnonzero(bound <= length)
+        if roots.size == 0:
+            return
+        empty = np.zeros((len(roots), 0), dtype=np.uint8)
+        yield from self._expand1(roots, self._root_twist[roots], self._root_flip[roots],
+                                 self._root_slice[roots], empty, length)
+
+    # -- phase 2 -------------------------------------------------------------------------
+
+    def _phase2_bound(self, cp: np.ndarray, ud: np.ndarray, sp: np.ndarray) -> np.ndarray:
+        p = self._prune
+        return np.maximum(p.cperm_sliceperm[cp * N_SLICEPERM + sp],
+                          p.udperm_sliceperm[ud * N_SLICEPERM + sp])
+
+    def _g1_coordinates(self, view: np.ndarray, path: np.ndarray) -> tuple[np.ndarray, ...]:
+        cp, ep = self._cp[view], self._ep[view]
+        for j in range(path.shape[1]):
+            moves = path[:, j].astype(np.int64)
+            cp = np.take_along_axis(cp, coords.MOVE_CP[moves], axis=1)
+            ep = np.take_along_axis(ep, coords.MOVE_EP[moves], axis=1)
+        return coords.cperm(cp), coords.udperm(ep), coords.sliceperm(ep)
+
+    def _expand2(self, cand: np.ndarray, cp: np.ndarray, ud: np.ndarray, sp: np.ndarray,
+                 last: np.ndarray, path: np.ndarray, left: int
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        if _deadline_passed(self.deadline):
+            raise SearchTimeout
+        if left == 0:
+            yield cand, path
+            return
+        ok = self._allowed2[self._cand_view[cand]] & self._order2[last]
+        node, move = np.nonzero(ok)
+        c = self._cperm2[cp[node], move].astype(np.int64)
+        s = self._sliceperm2[sp[node], move].astype(np.int64)
+        keep = self._prune.cperm_sliceperm[c * N_SLICEPERM + s] < left
+        node, move, c, s = node[keep], move[keep], c[keep], s[keep]
+        u = self._udperm2[ud[node], move].astype(np.int64)
+        keep = self._prune.udperm_sliceperm[u * N_SLICEPERM + s] < left
+        node, move, c, s, u = node[keep], move[keep], c[keep], s[keep], u[keep]
+        child_path = np.column_stack([path[node], move.astype(np.uint8)])
+        faces = self._phase2_face[move]
+        for start in range(0, len(node), CHUNK):
+            part = slice(start, start + CHUNK)
+            yield from self._expand2(cand[node[part]], c[part], u[part], s[part], faces[part],
+                                     child_path[part], left - 1)
+
+    def phase2(self, view: np.ndarray, path: np.ndarray, budget: int
+               ) -> list[tuple[int, np.ndarray]]:
+        """Return (candidate index, phase-2 moves) of the shortest finishes within ``budget``.
+
+        All candidates that finish in the shortest length found are returned.
+        """
+        cp, ud, sp = self._g1_coordinates(view, path)
+        h = self._phase2_bound(cp, ud, sp)
+        fits = np.flatnonzero(h <= budget)
+        if fits.size == 0:
+            return []
+        self._cand_view = view
+        last = MOVE_FACE[path[:, -1]].astype(np.int64) if path.shape[1] \
+            else np.full(len(view), NO_FACE, dtype=np.int64)
+        for depth in range(int(h[fits].min()), budget + 1):
+            live = fits[h[fits] <= depth]
+            empty = np.zeros((len(live), 0), dtype=np.uint8)
+            found: list[tuple[int, np.ndarray]] = []
+            for cand, moves in self._expand2(live, cp[live], ud[live], sp[live], last[live],
+                                             empty, depth):
+                phase2 = np.asarray(PHASE2_MOVES)[moves.astype(np.int64)]
+                found.extend(zip(cand.tolist(), phase2))
+            if found:
+                return found
+        return []
+
+    # -- both ----------------------------------------------------------------------------
+
+    def solutions(self, every: bool = False) -> Iterator[Found]:
+        """Yield solutions of total length <= ``self.bound``, shortest phase 1 first.
+
+        After each batch the caller may lower ``self.bound``; with ``every`` false only
+        solutions shorter than every earlier one are yielded (the bound drops by itself).
+        Sets ``exhausted`` when no solution within the bound is left. Raises SearchTimeout
+        when the deadline passes.
+        """
+        length = 0
+        while length <= self.bound:
+            for view, path in self.phase1(length):
+                budget = self.bound - length
+                if budget < 0:
+                    break
+                for cand, phase2 in self.phase2(view, path, budget):
+                    v = self.views[int(view[cand])]
+                    in_view = coords.move_names(np.concatenate([path[cand], phase2]))
+                    total = len(in_view)
+                    if total > self.bound:
+                        continue
+                    yield Found(moves_in_cube_frame(v, in_view), v, length)
+                    if not every:
+                        self.bound = min(self.bound, total - 1)
+            length += 1
+        self.exhausted = True
