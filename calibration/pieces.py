@@ -300,10 +300,8 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     alternatives = []
     rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
     if size == 2:
-        # any corner permutation is reachable on a 2x2: both parities are allowed
-        total, ((_, perm, orient),) = min(
-            (_best_cube(rankings, (p,)) for p in (0, 1) if p in rankings[0].best),
-            key=lambda found: found[0])
+        # any corner permutation is reachable on a 2x2: the cheaper parity wins
+        total, ((_, perm, orient),) = _best_cube(rankings, (0, 1))
         _paint(labels, kinds[0], perm, orient)
         alternatives.append(_swaps(tables[0], perm, orient, 3))
         placed = [(perm, orient)]
