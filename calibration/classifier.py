@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Union
@@ -26,6 +27,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
 from calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
@@ -48,6 +50,7 @@ _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none,
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
+_SEPARATION_LIMIT = 8.0  # weighted-Lab distance under which two colour groups are one colour
 _SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size halves the confidence
 
 
@@ -255,7 +258,9 @@ class ColourClassifier(BaseEstimator):
             seeds = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
         else:
             seeds = self._features(srgb_to_linear(scheme.rgb_array))
-        with _thread_pools().limit(limits=1, user_api="openmp"):
+        with _thread_pools().limit(limits=1, user_api="openmp"), warnings.catch_warnings():
+            # fewer than six distinct colours is judged later, with a message for the user
+            warnings.simplefilter("ignore", ConvergenceWarning)
             kmeans = KMeans(n_clusters=6, init=seeds, n_init=1, max_iter=20).fit(features)
         refs = kmeans.cluster_centers_
         if self.size == 3:
@@ -335,11 +340,14 @@ class ColourClassifier(BaseEstimator):
             gains[face] = max(exposure, 1e-3) * balance
         return gains / np.exp(np.log(gains).mean(axis=0))
 
-    def _check_doubt(self, assigned: np.ndarray, nearest: np.ndarray, scale: float) -> None:
+    def _check_doubt(self, features: np.ndarray, labels: np.ndarray, assigned: np.ndarray,
+                     nearest: np.ndarray, scale: float) -> None:
         """Raise DoubtfulStickersError when the best valid reading is not good enough.
 
-        Two signs: the samples do not gather into six tight groups (a scatter no real scan
-        shows: random colours, a wrong channel order on a strange light, missed stickers), or
+        Three signs: the samples do not gather into six tight groups (a scatter no real scan
+        shows: random colours, a wrong channel order on a strange light, missed stickers); two
+        of the six groups share one colour (a grey or washed-out scan, red and orange under a
+        light that makes them one); or
         the valid reading overrules many stickers' own clear readings. A few overruled
         stickers (a glare spot, one misread sample) are repaired and reported through a low
         confidence instead, since the cube's rules leave only one reading for them.
@@ -351,6 +359,17 @@ class ColourClassifier(BaseEstimator):
                 worst, self.size,
                 f"the colours do not form six groups (scatter {scale:.1f} Lab units; a scan is "
                 f"usually under {_SCATTER_LIMIT:.0f})"
+            )
+        refs = np.array([features[labels == c].mean(axis=0) for c in range(6)])
+        apart = np.sqrt(((refs[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1))
+        apart[np.diag_indices(6)] = np.inf
+        first, second = np.unravel_index(int(apart.argmin()), apart.shape)
+        if apart[first, second] < _SEPARATION_LIMIT:
+            raise DoubtfulStickersError(
+                np.nonzero((labels == first) | (labels == second))[0], self.size,
+                f"two of the six colours look the same ({apart[first, second]:.1f} Lab units "
+                f"apart; real cubes show at least {_SEPARATION_LIMIT:.0f}) -- better light, or a "
+                "colour profile (`cubebot calibrate colours`), will tell them apart"
             )
         limit = self.max_overruled if self.max_overruled is not None else len(assigned) // 8
         overruled = np.nonzero(forced > _FORCED_LIMIT)[0]
@@ -369,7 +388,7 @@ class ColourClassifier(BaseEstimator):
         face_of_class = np.empty(6, dtype=np.intp)
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
-        self._check_doubt(assigned, distance.min(axis=1), scale)
+        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
         facelets = Cube(letters, size=self.size).facelets

@@ -220,6 +220,14 @@ def test_random_colours_raise_doubt_naming_stickers() -> None:
     assert all(0 <= i < 54 for i in caught.value.stickers)
 
 
+@pytest.mark.parametrize("size", [2, 3])
+def test_a_grey_scan_raises_doubt_instead_of_a_solved_cube(size: int) -> None:
+    grey = np.full((6 * size * size, 3), 128.0)
+    grey += np.random.default_rng(size).normal(0, 2, grey.shape)
+    with pytest.raises(DoubtfulStickersError, match="look the same"):
+        classify(grey, size)
+
+
 def test_a_face_scanned_twice_raises_doubt() -> None:
     _, scan = _scan(seed=2, lighting=CONDITIONS["easy"])
     twice = scan.copy()

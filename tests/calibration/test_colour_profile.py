@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration import ColourProfile, ProfileError, classify, default_profile_path, learn_profile
+from calibration import (
+    ColourProfile,
+    DoubtfulStickersError,
+    ProfileError,
+    classify,
+    default_profile_path,
+    learn_profile,
+)
 from calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
 from solver import Cube
 
@@ -95,7 +102,10 @@ def test_a_profile_reads_nearly_equal_red_and_orange_that_fail_without_one(confi
     solved = Cube.solved(3).facelets
     profile = learn_profile([(render_scan(solved, lighting, seed=s), 3, solved)
                              for s in range(3)])
-    for seed in (100, 106):  # scans that the classifier misreads without a profile
+    for seed in (100, 106):  # scans the classifier cannot read without a profile
         truth, scan = random_scan(3, lighting, seed)
-        assert classify(scan, profile=False).facelets != truth
+        try:
+            assert classify(scan, profile=False).facelets != truth
+        except DoubtfulStickersError:
+            pass  # as good: it says it cannot tell
         assert classify(scan, profile=profile).facelets == truth
