@@ -187,7 +187,7 @@ class ColourClassifier(BaseEstimator):
         self.n_iter_ = iteration
         labels, class_of_face, total, margin = reading
         self._finish(features, distance, labels, class_of_face, total, margin, *read_with,
-                     spread_rgb)
+                     spread_rgb, prior)
         return self
 
     def predict(self, X: object) -> np.ndarray:
@@ -341,7 +341,7 @@ class ColourClassifier(BaseEstimator):
         return gains / np.exp(np.log(gains).mean(axis=0))
 
     def _check_doubt(self, features: np.ndarray, labels: np.ndarray, assigned: np.ndarray,
-                     nearest: np.ndarray, scale: float) -> None:
+                     nearest: np.ndarray, scale: float, prior: Optional[np.ndarray]) -> None:
         """Raise DoubtfulStickersError when the best valid reading is not good enough.
 
         Three signs: the samples do not gather into six tight groups (a scatter no real scan
@@ -364,11 +364,15 @@ class ColourClassifier(BaseEstimator):
         apart = np.sqrt(((refs[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1))
         apart[np.diag_indices(6)] = np.inf
         first, second = np.unravel_index(int(apart.argmin()), apart.shape)
-        if apart[first, second] < _SEPARATION_LIMIT:
+        limit = _SEPARATION_LIMIT
+        if prior is not None:
+            # a profile learnt this cube under this light: trust it down to half its own gap
+            limit = min(limit, 0.5 * float(np.linalg.norm(prior[first] - prior[second])))
+        if apart[first, second] < limit:
             raise DoubtfulStickersError(
                 np.nonzero((labels == first) | (labels == second))[0], self.size,
                 f"two of the six colours look the same ({apart[first, second]:.1f} Lab units "
-                f"apart; real cubes show at least {_SEPARATION_LIMIT:.0f}) -- better light, or a "
+                f"apart; real cubes show at least {limit:.0f}) -- better light, or a "
                 "colour profile (`cubebot calibrate colours`), will tell them apart"
             )
         limit = self.max_overruled if self.max_overruled is not None else len(assigned) // 8
@@ -382,13 +386,14 @@ class ColourClassifier(BaseEstimator):
 
     def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
                 class_of_face: np.ndarray, total: float, margin: float,
-                gains: np.ndarray, scale: float, spread_rgb: Optional[np.ndarray]) -> None:
+                gains: np.ndarray, scale: float, spread_rgb: Optional[np.ndarray],
+                prior: Optional[np.ndarray]) -> None:
         """Check the reading, normalise it through :class:`Cube`, and store the fit's results."""
         n = len(labels)
         face_of_class = np.empty(6, dtype=np.intp)
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
-        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
+        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale, prior)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
         facelets = Cube(letters, size=self.size).facelets
