@@ -26,7 +26,8 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 9  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.5  # seconds after which the default mode settles for the best found
+DEFAULT_SOFT_BUDGET = 0.3  # seconds after which the default mode settles for the best found
+PHASE2_CAP = 12  # the default mode tries phase 2 only this deep: deep ones cost much, gain little
 COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
 _LOOSE_BOUND = 30  # two-phase bound before any solution is known
 
@@ -100,7 +101,7 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
-      that short, the best found after half a second.
+      that short, the best found after 0.3 seconds.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass or
       the search is exhausted (then the answer is proven optimal); returns the best found.
     * ``optimal=True``: a default-mode two-phase solution as an upper bound, then IDA* with
@@ -156,14 +157,15 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
                            cost: Optional[Callable[[Sequence[Move]], float]],
                            short: Optional[tuple[Move, ...]]) -> Solution:
     candidates: list[tuple[Move, ...]] = [short] if short is not None else []
+    collecting = cost is not None
+    keep_going = collecting or (timeout is not None and not optimal)
     search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
                             bound=min(_LOOSE_BOUND, limit) if max_length is not None
-                            else _LOOSE_BOUND, deadline=deadline)
+                            else _LOOSE_BOUND, deadline=deadline,
+                            phase2_cap=None if keep_going else PHASE2_CAP)
     goal = DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length)
-    collecting = cost is not None
     if collecting and deadline is None:
         deadline = search.deadline = _deadline(DEFAULT_COST_BUDGET)
-    keep_going = collecting or (timeout is not None and not optimal)
     started = time.perf_counter()
     best: Optional[tuple[Move, ...]] = None
     try:
@@ -180,7 +182,7 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
                 search.deadline = soft if deadline is None else min(deadline, soft)
             if collecting:
                 search.bound = min(search.bound, htm(best) + COST_SLACK)
-            elif not keep_going and not optimal and htm(best) <= goal:
+            elif not keep_going and htm(best) <= goal:
                 break
     except SearchTimeout:
         log.debug("two-phase: deadline passed")

@@ -76,14 +76,18 @@ class TwoPhaseSearch:
     """A two-phase search over several views of one cube.
 
     ``bound`` is the longest total length still wanted; the caller lowers it as solutions come
-    in (see :meth:`solutions`).
+    in (see :meth:`solutions`). ``phase2_cap`` limits phase 2 to that many moves, which finds
+    a first solution sooner but gives up the proof that an exhausted search is optimal.
     """
 
     def __init__(self, cubies: CubieCube, views: tuple[View, ...], faces: str,
-                 bound: int, deadline: Optional[float] = None) -> None:
+                 bound: int, deadline: Optional[float] = None,
+                 phase2_cap: Optional[int] = None) -> None:
         self.bound = bound
         self.deadline = deadline
+        self.phase2_cap = phase2_cap
         self.exhausted = False
+        self._truncated = False
         moves, prune = move_tables(), pruning_tables()
         self._twist, self._flip, self._slice = moves.twist, moves.flip, slice_moves()
         self._cperm2 = moves.cperm[:, list(PHASE2_MOVES)]
@@ -233,6 +237,8 @@ class TwoPhaseSearch:
                 budget = self.bound - length
                 if budget < 0:
                     break
+                if self.phase2_cap is not None and budget > self.phase2_cap:
+                    budget, self._truncated = self.phase2_cap, True
                 for cand, phase2 in self.phase2(view, path, budget):
                     v = self.views[int(view[cand])]
                     in_view = coords.move_names(np.concatenate([path[cand], phase2]))
@@ -243,4 +249,4 @@ class TwoPhaseSearch:
                     if not every:
                         self.bound = min(self.bound, total - 1)
             length += 1
-        self.exhausted = True
+        self.exhausted = not self._truncated
