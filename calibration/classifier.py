@@ -345,12 +345,12 @@ class ColourClassifier(BaseEstimator):
         """Raise DoubtfulStickersError when the best valid reading is not good enough.
 
         Three signs: the samples do not gather into six tight groups (a scatter no real scan
-        shows: random colours, a wrong channel order on a strange light, missed stickers); two
-        of the six groups share one colour (a grey or washed-out scan, red and orange under a
-        light that makes them one); or
-        the valid reading overrules many stickers' own clear readings. A few overruled
-        stickers (a glare spot, one misread sample) are repaired and reported through a low
-        confidence instead, since the cube's rules leave only one reading for them.
+        shows: random colours, sample points off the stickers); two of the six groups share
+        one colour (a grey or washed-out scan, red and orange under a light that makes them
+        one); or the valid reading overrules many stickers' own clear readings (a face scanned
+        twice or turned). A few overruled stickers (a glare spot, one misread sample) are
+        repaired and reported through ``overruled`` and a low confidence instead, since the
+        cube's rules leave only one reading for them.
         """
         forced = 0.5 * (assigned - nearest)
         if scale > _SCATTER_LIMIT:
