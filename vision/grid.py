@@ -209,7 +209,6 @@ class _Lattice:
     members: np.ndarray  # candidate indices in the window
     coords: np.ndarray  # (k, 2) integer lattice coordinates of members, window at 0..n-1
     score: float
-    extent: tuple[int, int]  # lattice rows/cols spanned by all inliers (to spot bigger cubes)
     spare: list[np.ndarray]  # candidate indices of each full row/column just outside the window
 
 
@@ -250,7 +249,6 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
               & (coords[:, 1] >= j0) & (coords[:, 1] < j0 + n))
     # stickers of a bigger cube: whole rows or columns of inliers just beside the window, as
     # big and as square as the window's own (a tilted cube's side shows squashed stickers)
-    extent = [n, n]
     if inside.any():
         typical = np.median(cands.sizes[idx[inside]])
         alike = ((np.abs(np.log(cands.sizes[idx] / typical)) < np.log(1.25))
@@ -266,9 +264,8 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
                        & (coords[:, other] < o0 + n) & alike)
             if on_line.sum() >= n:
                 spare.append(idx[on_line])
-                extent[axis] += 1
     return _Lattice(cands.centres[seed], basis, idx[inside], coords[inside] - (i0, j0), score,
-                    (extent[0], extent[1]), spare)
+                    spare)
 
 
 def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:

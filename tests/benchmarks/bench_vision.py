@@ -47,15 +47,17 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
     if not sets:
         return [("real photos", "not found", str(folder / "photos"))]
     found = total = close = compared = valid = good_sets = 0
-    broken_ok = []
+    broken_rows = []
     for path in sets:
         size = 2 if path.name.startswith("2x2") else 3
         if path.name.startswith("broken"):
             try:
                 scan_cube(FolderCamera(path), size, profile=False)
-                broken_ok.append(f"{path.name}: gave a cube (wrong)")
+                broken_rows.append((f"{path.name}", "gave a cube", "WRONG", "must be refused"))
             except ScanError as err:
-                broken_ok.append(f"{path.name}: refused ({str(err)[:60]}...)")
+                reason = str(err).split(": ", 1)[-1]
+                broken_rows.append((f"{path.name}", "refused", reason[:40] + "...",
+                                    "must be refused"))
             continue
         reference = None
         if (path / "rgb.json").exists():
@@ -88,7 +90,7 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
         ("real sets scanned to a valid cube", f"{valid}/{good_sets}",
          f"{100 * valid / max(good_sets, 1):.1f} %", ""),
     ]
-    rows += [("broken set", text, "", "must be refused") for text in broken_ok]
+    rows += broken_rows
     return rows
 
 
