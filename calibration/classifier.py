@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
 from calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
-from calibration.errors import DoubtfulStickersError, NotFittedError
+from calibration.errors import DoubtfulStickersError, NotFittedError, SchemeError
 from calibration.pieces import label_pieces, piece_tables
 from calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
@@ -160,6 +160,12 @@ class ColourClassifier(BaseEstimator):
         profile = resolve_profile(self.profile)
         if profile is not None and self.scheme is None:
             scheme = profile.scheme
+        elif profile is not None and profile.scheme.colours != scheme.colours:
+            raise SchemeError(
+                f"the colour profile was learnt for the {profile.scheme.name} scheme "
+                f"({', '.join(profile.scheme.colours)}), not {scheme.name}; leave the scheme out "
+                "or learn a new profile with `cubebot calibrate colours --scheme ...`"
+            )
         n = len(rgb)
         faces_of = np.arange(n) // (self.size * self.size)
         linear = srgb_to_linear(rgb)

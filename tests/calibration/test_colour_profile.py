@@ -12,6 +12,7 @@ from calibration import (
     ColourProfile,
     DoubtfulStickersError,
     ProfileError,
+    SchemeError,
     classify,
     default_profile_path,
     learn_profile,
@@ -109,3 +110,18 @@ def test_a_profile_reads_nearly_equal_red_and_orange_that_fail_without_one(confi
         except DoubtfulStickersError:
             pass  # as good: it says it cannot tell
         assert classify(scan, profile=profile).facelets == truth
+
+
+def test_a_profile_of_another_scheme_is_refused_with_the_fix(config: Path) -> None:
+    profile = learn_profile([_solved_scan()])  # western
+    truth, scan = random_scan(3, CONDITIONS["easy"], 23, scheme="japanese")
+    with pytest.raises(SchemeError, match="learnt for the western scheme"):
+        classify(scan, profile=profile, scheme="japanese")
+
+
+def test_a_japanese_profile_reads_a_japanese_2x2(config: Path) -> None:
+    solved = Cube.solved(2).facelets
+    scan = render_scan(solved, CONDITIONS["easy"], seed=3, scheme="japanese")
+    profile = learn_profile([(scan, 2, solved)], scheme="japanese")
+    truth, scan = random_scan(2, CONDITIONS["moderate"], 24, scheme="japanese")
+    assert classify(scan, 2, profile=profile).facelets == truth
