@@ -12,14 +12,17 @@ Public API:
 - cameras (context managers with ``read_face(face)``, ``read()``, ``close()``):
   :class:`DeviceCamera` ``(source, backend=None, *, resolution=None, timeout=5.0)``,
   :class:`FolderCamera` ``(path)``, :class:`SyntheticCamera` ``(facelets, *, seed=0,
-  conditions=Conditions())`` with ``set_state(facelets)``; :class:`Conditions` presets
-  ``ideal() / moderate() / harsh()``;
+  conditions=Conditions())`` with ``set_state(facelets)`` and ``last_corners``;
+  :class:`Conditions` presets ``ideal() / moderate() / harsh() / fixed_rig()``;
 - :func:`detect_grid` ``(frame, size) -> Grid``; :func:`sample_stickers` ``(frame, grid) ->
-  (rgb (n*n, 3), spread (n*n,))``; :class:`SamplePoints` for a fixed camera;
+  (rgb (n*n, 3), spread (n*n,))``; :class:`SamplePoints` (``from_frame``, ``from_corners``,
+  ``save``, ``load``, ``grid_for(face)``) for a fixed camera;
 - :func:`scan_faces` ``(camera, size, *, sample_points=None) -> FaceScan`` and
   :func:`scan_cube` ``(camera, size, *, profile=None, scheme=None, sample_points=None,
-  turned_faces="UD") -> (Classification, FaceScan)``;
-- :func:`draw_overlay` ``(frame, grid, labels=None)`` and :func:`write_overlays`;
+  turned_faces="UD") -> (Classification, FaceScan)``, and :func:`classify_scan` ``(scan, *,
+  profile=None, scheme=None, turned_faces="UD") -> Classification`` for a scan already made;
+- :func:`draw_overlay` ``(frame, grid, labels=None, *, doubtful=(), caption="")`` and
+  :func:`write_overlays` ``(scan, folder, *, facelets=None, doubtful=()) -> [paths]``;
 - :func:`run_guided_scan` for a live, hand-held scan with a preview window;
 - errors: :class:`VisionError` > :class:`CameraError` (> :class:`NoDisplayError`),
   :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).

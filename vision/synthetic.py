@@ -11,7 +11,7 @@ seeded by ``(seed, face, shot)``, so a given camera always shows the same pictur
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterator
 
 import cv2
@@ -87,15 +87,6 @@ class Conditions:
         """Return the conditions of a rig's fixed camera: every face straight on, same place."""
         return cls(shading=0.1, glare=0.0, blur=0.7, noise=3.0, tilt=0.0, roll=0.0, wander=0.0,
                    clutter=30)
-
-    def varied(self, rng: np.random.Generator) -> "Conditions":
-        """Return conditions drawn around these (light colour, exposure, and so on jittered)."""
-        return replace(
-            self,
-            temperature=float(np.clip(self.temperature * rng.uniform(0.85, 1.15), 2500, 10000)),
-            exposure=float(self.exposure * rng.uniform(0.85, 1.15)),
-            glare=float(self.glare * rng.uniform(0.0, 1.0)),
-        )
 
 
 def kelvin_to_rgb(temperature: float) -> np.ndarray:

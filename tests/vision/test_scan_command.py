@@ -53,6 +53,13 @@ def test_camera_scan_without_a_display_says_so(monkeypatch: pytest.MonkeyPatch, 
     assert "no display" in err and "--images" in err and len(err.strip().splitlines()) == 1
 
 
+def test_camera_scan_of_a_missing_device_names_it(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("DISPLAY", ":99")
+    assert main(["scan", "--camera", "97", "--backend", "v4l2"]) == 2
+    err = capsys.readouterr().err
+    assert "camera 97" in err and "could not be opened" in err
+
+
 def test_scan_of_a_folder_missing_photos_is_one_line(tmp_path: Path, capsys) -> None:
     assert main(["scan", "--images", str(tmp_path)]) == 2
     assert "no photo for face(s) U R F D L B" in capsys.readouterr().err
