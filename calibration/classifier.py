@@ -176,19 +176,24 @@ class ColourClassifier(BaseEstimator):
             return self._fit_known(balanced, y)
         prior = self._prior(balanced, profile)
         refs = self._seed(balanced, scheme, profile, prior)
+        # a sticker the sampler saw as blotchy (glare edge, a sample point half off it) counts
+        # for less: its piece's other stickers and its class decide
+        trust = np.ones(n)
+        if spread_rgb is not None:
+            trust = 1.0 / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
         gains = np.ones((6, 3))
         scale = 10.0
         labels: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
             features = self._features(balanced / gains[faces_of])
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
-            cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF)
+            cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
             reading = self._read(cost)
             read_with = (gains, scale)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
-            refs, scale = self._references(features, labels, prior, scale)
+            refs, scale = self._references(features, labels, prior, scale, trust)
             gains = self._face_gains(balanced, labels, faces_of)
         self.n_iter_ = iteration
         labels, class_of_face, total, margin = reading
@@ -302,19 +307,18 @@ class ColourClassifier(BaseEstimator):
         margin = min(best[3], float(others.min()) - best[2])
         return best[0], best[1], best[2], max(margin, 0.0)
 
-    def _references(self, features: np.ndarray, labels: np.ndarray,
-                    prior: Optional[np.ndarray], scale: float) -> tuple[np.ndarray, float]:
+    def _references(self, features: np.ndarray, labels: np.ndarray, prior: Optional[np.ndarray],
+                    scale: float, trust: np.ndarray) -> tuple[np.ndarray, float]:
         """Return references re-estimated from every sticker of each class, and the scatter."""
         refs = np.empty((6, 3))
         for _ in range(2):
             current = refs if _ else None
             for c in range(6):
                 members = features[labels == c]
-                if current is None:
-                    weights = np.ones(len(members))
-                else:
+                weights = trust[labels == c].copy()
+                if current is not None:
                     d2 = ((members - current[c]) ** 2).sum(axis=1) / scale ** 2
-                    weights = 1.0 / (1.0 + d2 / _DOF)
+                    weights /= 1.0 + d2 / _DOF
                 total = (weights[:, None] * members).sum(axis=0)
                 count = weights.sum()
                 if prior is not None:

@@ -121,6 +121,26 @@ def test_a_spread_lowers_the_confidence_of_its_sticker() -> None:
     assert shaky.confidence[11] == pytest.approx(plain.confidence[11])
 
 
+def _two_misread_stickers(seed: int) -> tuple[str, np.ndarray, list[int]]:
+    """A clean scan with two stickers replaced by other colours' samples (a misplaced point)."""
+    truth, scan = _scan(seed=seed, lighting=CONDITIONS["easy"])
+    rng = np.random.default_rng(seed)
+    bad = scan.copy()
+    stickers = [int(i) for i in rng.choice(54, 6, replace=False) if i % 9 != 4][:2]
+    for i in stickers:
+        bad[i] = scan[[k for k in range(54) if truth[k] != truth[i]][rng.integers(0, 40)]]
+    return truth, bad, stickers
+
+
+@pytest.mark.parametrize("seed", [6, 14])
+def test_a_spread_lets_the_pieces_overrule_a_blotchy_sticker(seed: int) -> None:
+    truth, bad, stickers = _two_misread_stickers(seed)
+    spread = np.zeros(54)
+    spread[stickers] = 60.0
+    assert classify(bad).facelets != truth  # two clean misreads fool the rules ...
+    assert classify(bad, spread=spread).facelets == truth  # ... unless the sampler warns
+
+
 def test_japanese_scheme_cube_is_read_in_face_letters() -> None:
     truth, scan = random_scan(3, CONDITIONS["moderate"], 9, scheme="japanese")
     assert classify(scan, scheme="japanese").facelets == truth
