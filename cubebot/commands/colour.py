@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from calibration import ColourProfile, classify, default_profile_path, learn_profile
-from calibration.errors import SampleError
+from calibration.errors import SampleError, sticker_name
 from calibration.scheme import scheme_names
 from solver import Cube
 
@@ -68,17 +68,11 @@ def _classify(args: argparse.Namespace) -> int:
         print(Cube(result.facelets))
         weakest = sorted(range(len(result.confidence)), key=lambda i: result.confidence[i])[:3]
         print(f"margin {result.margin:.2f}; least confident: "
-              + ", ".join(f"{_name(i, size)} {result.confidence[i]:.2f}" for i in weakest))
+              + ", ".join(f"{sticker_name(i, size)} {result.confidence[i]:.2f}" for i in weakest))
         if result.overruled:
             print("overruled by the cube's rules (re-scan if wrong): "
-                  + ", ".join(_name(i, size) for i in result.overruled))
+                  + ", ".join(sticker_name(i, size) for i in result.overruled))
     return 0
-
-
-def _name(index: int, size: int) -> str:
-    from calibration.errors import sticker_name
-
-    return sticker_name(index, size)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
