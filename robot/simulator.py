@@ -303,7 +303,9 @@ class SimulatedRig:
             if self._wake_r in readable:
                 os.read(self._wake_r, 4096)
             if master is not None and master in readable:
-                incoming += self._read_pty(master)
+                with self._lock:  # unplug() may have closed it (and the number been reused)
+                    if master == self._master:
+                        incoming += self._read_pty(master)
             self._step(bytes(incoming))
 
     def _read_pty(self, master: int) -> bytes:
