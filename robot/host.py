@@ -99,7 +99,8 @@ class Rig:
     a board that resets when its port opens; ``reconnect_wait`` the seconds a stream keeps
     trying to reopen a lost port before it gives up; ``window`` caps the frames in flight;
     ``stall_timeout`` the seconds the rig may go without finishing a move before the host
-    gives up waiting. The port opens in :meth:`open` (or ``with Rig(url) as rig:``).
+    gives up waiting; ``query_wait`` the seconds a query (status, cube) is asked again before
+    the rig counts as silent. The port opens in :meth:`open` (or ``with Rig(url) as rig:``).
 
     Raises (from the constructor):
         ValueError: a time that is not positive, negative retries, or a window below 1.
@@ -108,12 +109,13 @@ class Rig:
     def __init__(self, url: str, *, model: Union[str, RigModel, None] = None,
                  timeout: float = 0.25, retries: int = 20, boot_wait: float = 3.0,
                  reconnect_wait: float = 2.0, baudrate: int = 115200,
-                 window: Optional[int] = None, stall_timeout: float = 10.0) -> None:
+                 window: Optional[int] = None, stall_timeout: float = 10.0,
+                 query_wait: float = 5.0) -> None:
         for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
             if not value > 0:
                 raise ValueError(f"{name}={value!r}: give a number of seconds > 0")
-        if boot_wait < 0 or reconnect_wait < 0 or retries < 0:
-            raise ValueError("boot_wait, reconnect_wait and retries must be >= 0")
+        if min(boot_wait, reconnect_wait, query_wait, retries) < 0:
+            raise ValueError("boot_wait, reconnect_wait, query_wait and retries must be >= 0")
         if window is not None and window < 1:
             raise ValueError(f"window={window!r}: at least one frame must be in flight")
         self.url = url
@@ -126,6 +128,7 @@ class Rig:
         self.baudrate = baudrate
         self.window = window
         self.stall_timeout = stall_timeout
+        self.query_wait = query_wait
         self.info: Optional[RigInfo] = None
         self._link: Optional[Link] = None
         self._next_seq = 0
@@ -211,12 +214,18 @@ class Rig:
         self._connected().boot_id = info.boot_id
         return info
 
+    def _query_wait(self) -> float:
+        # A long reply (the 54-letter cube) is often damaged on a noisy line: keep asking for a
+        # while, not just `retries` times.
+        return max(self.timeout * (self.retries + 1), self.query_wait)
+
     def _query(self, word: str) -> Frame:
-        return self._connected().query(word, time.monotonic() + self.timeout * (self.retries + 1))
+        return self._connected().query(word, time.monotonic() + self._query_wait())
 
     def _handshake(self) -> RigInfo:
         # A board that resets when the port opens is deaf while it boots: keep asking.
-        frame = self._connected().query("HELLO", time.monotonic() + self.boot_wait)
+        wait = max(self.boot_wait, self._query_wait())
+        frame = self._connected().query("HELLO", time.monotonic() + wait)
         info = RigInfo.from_frame(frame)
         if info.protocol != PROTOCOL_VERSION:
             raise ProtocolError(f"the rig speaks protocol {info.protocol}, this host "

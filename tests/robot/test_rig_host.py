@@ -237,7 +237,7 @@ def test_board_that_resets_on_open_is_waited_for() -> None:
 
 def test_silent_port_times_out_as_a_timeout_error() -> None:
     with pytest.raises(TimeoutError) as caught:
-        with Rig("loop://", timeout=0.02, boot_wait=0.1):
+        with Rig("loop://", timeout=0.02, boot_wait=0.1, query_wait=0.1):
             pass
     assert isinstance(caught.value, RigTimeoutError)
 
