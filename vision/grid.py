@@ -204,17 +204,45 @@ def _framed(value: np.ndarray, centres: np.ndarray, sizes: np.ndarray,
 
 @dataclass
 class _Lattice:
-    origin: np.ndarray
+    origin: np.ndarray  # pixel position of lattice point (0, 0)
     basis: np.ndarray  # 2x2, columns are the two steps
-    members: np.ndarray  # candidate indices in the window
-    coords: np.ndarray  # (k, 2) integer lattice coordinates of members, window at 0..n-1
-    score: float
-    spare: list[np.ndarray]  # candidate indices of each full row/column just outside the window
+    inliers: np.ndarray  # candidate indices on lattice points (one per point)
+    points: np.ndarray  # (k, 2) their integer lattice coordinates
+    weights: np.ndarray  # (k,) how much each inlier counts: framed and close count most
+    windows: list[tuple[float, int, int]]  # (score, i0, j0) of every n x n window, best first
+    n: int
+
+    @property
+    def score(self) -> float:
+        return self.windows[0][0]
+
+    @property
+    def corner(self) -> tuple[int, int]:
+        return self.windows[0][1], self.windows[0][2]
+
+    def inside(self, i0: int, j0: int) -> np.ndarray:
+        """Return which inliers lie in the window whose first point is (i0, j0)."""
+        i, j = self.points[:, 0], self.points[:, 1]
+        return (i >= i0) & (i < i0 + self.n) & (j >= j0) & (j < j0 + self.n)
+
+    @property
+    def members(self) -> np.ndarray:
+        """Return the candidate indices in the chosen window."""
+        return self.inliers[self.inside(*self.corner)]
+
+    @property
+    def coords(self) -> np.ndarray:
+        """Return the members' lattice coordinates, the window's first point at (0, 0)."""
+        return self.points[self.inside(*self.corner)] - np.array(self.corner)
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        """Return the pixel positions of lattice coordinates (k, 2)."""
+        return self.origin + np.asarray(points, dtype=np.float64) @ self.basis.T
 
 
 def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
                    to_beat: float = -1.0) -> _Lattice | None:
-    """Return the best n x n window of the lattice (seed, basis), or None if it cannot beat ``to_beat``."""
+    """Return the lattice (seed, basis) with its windows ranked, or None if it cannot beat ``to_beat``."""
     try:
         inverse = np.linalg.inv(basis)
     except np.linalg.LinAlgError:
@@ -235,26 +263,29 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
             best[(i, j)] = k
     picks = np.array(sorted(best.values()), dtype=int)
     idx, coords = idx[picks], coords[picks]
-    top: tuple[float, int, int] | None = None
-    for i0 in range(-(n - 1), 1):
-        for j0 in range(-(n - 1), 1):
-            inside = ((coords[:, 0] >= i0) & (coords[:, 0] < i0 + n)
-                      & (coords[:, 1] >= j0) & (coords[:, 1] < j0 + n))
-            count = (0.5 + 0.5 * cands.framed[idx[inside]]).sum() - err[idx[inside]].sum()
-            if top is None or count > top[0]:
-                top = (float(count), i0, j0)
-    assert top is not None
-    score, i0, j0 = top
-    inside = ((coords[:, 0] >= i0) & (coords[:, 0] < i0 + n)
-              & (coords[:, 1] >= j0) & (coords[:, 1] < j0 + n))
-    # stickers of a bigger cube: whole rows or columns of inliers just beside the window, as
-    # big and as square as the window's own (a tilted cube's side shows squashed stickers)
-    if inside.any():
-        typical = np.median(cands.sizes[idx[inside]])
-        alike = ((np.abs(np.log(cands.sizes[idx] / typical)) < np.log(1.25))
-                 & (cands.aspects[idx] < 1.3) & cands.framed[idx])
-    else:
-        alike = np.zeros(len(idx), dtype=bool)
+    weights = 0.5 + 0.5 * cands.framed[idx] - err[idx]
+    lattice = _Lattice(cands.centres[seed], basis, idx, coords, weights, [], n)
+    windows = [(float(weights[lattice.inside(i0, j0)].sum()), i0, j0)
+               for i0 in range(-(n - 1), 1) for j0 in range(-(n - 1), 1)]
+    lattice.windows = sorted(windows, key=lambda w: -w[0])
+    return lattice
+
+
+def _spare_lines(lattice: _Lattice, cands: _Candidates) -> list[np.ndarray]:
+    """Return the candidates of each full row or column of stickers just beside the window.
+
+    Only stickers as big, as square and as framed as the window's own count: a bigger cube's
+    next row, not a tilted cube's squashed side or a lined-up piece of background.
+    """
+    n = lattice.n
+    i0, j0 = lattice.corner
+    idx, coords = lattice.inliers, lattice.points
+    inside = lattice.inside(i0, j0)
+    if not inside.any():
+        return []
+    typical = np.median(cands.sizes[idx[inside]])
+    alike = ((np.abs(np.log(cands.sizes[idx] / typical)) < np.log(1.25))
+             & (cands.aspects[idx] < 1.3) & cands.framed[idx])
     spare: list[np.ndarray] = []
     for axis, start in ((0, i0), (1, j0)):
         other = 1 - axis
@@ -264,8 +295,36 @@ def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
                        & (coords[:, other] < o0 + n) & alike)
             if on_line.sum() >= n:
                 spare.append(idx[on_line])
-    return _Lattice(cands.centres[seed], basis, idx[inside], coords[inside] - (i0, j0), score,
-                    spare)
+    return spare
+
+
+def _choose_window(lattice: _Lattice, cands: _Candidates, value: np.ndarray) -> None:
+    """Pick, among windows holding as many stickers as the best, the one that explains the rest.
+
+    A lattice point of the window with no sticker found counts for the window when it looks
+    like a sticker there (framed by dark plastic) or lies outside the picture (a face cut off
+    by the frame's edge must be refused, not shifted onto the background beside it).
+    """
+    n = lattice.n
+    best_count = int(lattice.inside(*lattice.corner).sum())
+    ties = [w for w in lattice.windows if int(lattice.inside(w[1], w[2]).sum()) == best_count]
+    if len(ties) < 2 or best_count == n * n:
+        return
+    height, width = value.shape
+    size = float(np.median(cands.sizes[lattice.members]))
+    angle = float(np.arctan2(lattice.basis[1, 0], lattice.basis[0, 0]))
+    ranked = []
+    for score, i0, j0 in ties:
+        taken = {tuple(p) for p in lattice.points[lattice.inside(i0, j0)]}
+        empty = np.array([(i, j) for i in range(i0, i0 + n) for j in range(j0, j0 + n)
+                          if (i, j) not in taken], dtype=np.float64)
+        pix = lattice.to_image(empty)
+        out = (pix[:, 0] < 0) | (pix[:, 0] >= width) | (pix[:, 1] < 0) | (pix[:, 1] >= height)
+        looks = _framed(value, pix, np.full(len(pix), size), np.full(len(pix), angle)) & ~out
+        ranked.append((score + 0.5 * looks.sum() + 0.25 * out.sum(), score, i0, j0))
+    ranked.sort(key=lambda r: -r[0])
+    chosen = ranked[0][1:]
+    lattice.windows = [chosen] + [w for w in lattice.windows if w != chosen]
 
 
 def _best_lattice(cands: _Candidates, n: int) -> _Lattice | None:
@@ -363,12 +422,14 @@ def detect_grid(frame: np.ndarray, size: int) -> Grid:
             f"found {len(cands.sizes)} sticker-like squares, need at least {need}: "
             "show the face closer, square to the camera, in even light")
     lattice = _best_lattice(cands, size)
+    if lattice is not None:
+        _choose_window(lattice, cands, _brightness(work))
     if lattice is None or len(lattice.members) < need:
         found = 0 if lattice is None else len(lattice.members)
         raise GridNotFoundError(
             f"only {found} of {size * size} stickers lie on a {size}x{size} grid (need {need}): "
             "show the face closer, square to the camera, in even light")
-    if lattice.spare:
+    if _spare_lines(lattice, cands):
         raise GridNotFoundError(
             f"the stickers form a grid larger than {size}x{size} "
             "(another row of stickers lies beside it): is this a bigger cube, or is the size wrong?")
@@ -412,6 +473,7 @@ def _refine(homography: np.ndarray, cands: _Candidates, n: int) -> tuple[np.ndar
 
 
 def _check_shape(grid: Grid, shape: tuple[int, ...]) -> None:
+    """Raise :class:`GridNotFoundError` for a grid that is twisted or runs off the picture."""
     corners = grid.corners
     if not np.all(np.isfinite(corners)):
         raise GridNotFoundError("the sticker grid fitted to a degenerate shape; show the whole face")
@@ -422,3 +484,10 @@ def _check_shape(grid: Grid, shape: tuple[int, ...]) -> None:
     if not (np.all(cross > 0) or np.all(cross < 0)) or sides.max() > 3 * sides.min():
         raise GridNotFoundError("the sticker grid fitted to a twisted shape; hold the face "
                                 "square to the camera")
+    height, width = shape[:2]
+    centres = grid.centres
+    outside = ((centres[:, 0] < 0) | (centres[:, 0] >= width)
+               | (centres[:, 1] < 0) | (centres[:, 1] >= height))
+    if outside.any():
+        raise GridNotFoundError(f"{int(outside.sum())} of the face's stickers fall outside the "
+                                "picture; show the whole face, in the middle of the frame")

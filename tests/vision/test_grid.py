@@ -58,6 +58,15 @@ def test_missing_stickers_are_filled_from_the_lattice(ideal_camera: SyntheticCam
     assert np.abs(again.centres - grid.centres).max() < 3
 
 
+def test_face_cut_off_by_the_frame_edge_is_refused(ideal_camera: SyntheticCamera) -> None:
+    frame = ideal_camera.read_face("F")
+    grid = detect_grid(frame, 3)
+    # crop through the middle of the right-hand column: only two columns are left whole
+    right = int(grid.sticker_quad(5)[:, 0].mean())
+    with pytest.raises(GridNotFoundError, match="outside the picture"):
+        detect_grid(np.ascontiguousarray(frame[:, :right]), 3)
+
+
 def test_blank_frame_is_reported_as_blank() -> None:
     with pytest.raises(GridNotFoundError, match="blank"):
         detect_grid(np.zeros((480, 640, 3), np.uint8), 3)
