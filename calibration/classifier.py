@@ -196,9 +196,9 @@ class ColourClassifier(BaseEstimator):
             refs, scale = self._references(features, labels, prior, scale, trust)
             gains = self._face_gains(balanced, labels, faces_of)
         self.n_iter_ = iteration
-        labels, class_of_face, total, margin = reading
-        self._finish(features, distance, labels, class_of_face, total, margin, *read_with,
-                     spread_rgb, prior)
+        labels, class_of_face, total, margin, sticker_margin = reading
+        self._finish(features, distance, labels, class_of_face, total, margin, sticker_margin,
+                     *read_with, spread_rgb, prior)
         return self
 
     def predict(self, X: object) -> np.ndarray:
@@ -279,11 +279,12 @@ class ColourClassifier(BaseEstimator):
             refs = 0.5 * (refs + seeds)
         return refs
 
-    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """Return (class per sticker, class per face, total cost, margin) of the best real cube."""
+    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray]:
+        """Return the best real cube: class per sticker, class per face, cost and margins."""
         if self.size == 3:
             result = label_pieces(cost, 3)
-            return result.labels, np.arange(6), result.cost, result.margin
+            return (result.labels, np.arange(6), result.cost, result.margin,
+                    result.sticker_margin)
         layouts, allowed = _layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
         # a lower bound per layout (pieces assigned in their cheapest twist, twist sum ignored)
@@ -300,12 +301,12 @@ class ColourClassifier(BaseEstimator):
             result = label_pieces(cost[:, layout], 2)
             total = result.cost + penalty[index]
             if best is None or total < best[2]:
-                best = (layout[result.labels], layout, total, result.margin, index)
+                best = (layout[result.labels], layout, total, result, index)
         assert best is not None
-        # the best other layout costs at least its bound
-        others = np.delete(bounds, best[4])
-        margin = min(best[3], float(others.min()) - best[2])
-        return best[0], best[1], best[2], max(margin, 0.0)
+        # the best other layout costs at least its bound, and reads most stickers otherwise
+        layout_gap = max(float(np.delete(bounds, best[4]).min()) - best[2], 0.0)
+        return (best[0], best[1], best[2], min(best[3].margin, layout_gap),
+                np.minimum(best[3].sticker_margin, layout_gap))
 
     def _references(self, features: np.ndarray, labels: np.ndarray, prior: Optional[np.ndarray],
                     scale: float, trust: np.ndarray) -> tuple[np.ndarray, float]:
@@ -396,7 +397,8 @@ class ColourClassifier(BaseEstimator):
 
     def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
                 class_of_face: np.ndarray, total: float, margin: float,
-                gains: np.ndarray, scale: float, spread_rgb: Optional[np.ndarray],
+                sticker_margin: np.ndarray, gains: np.ndarray, scale: float,
+                spread_rgb: Optional[np.ndarray],
                 prior: Optional[np.ndarray]) -> None:
         """Check the reading, normalise it through :class:`Cube`, and store the fit's results."""
         n = len(labels)
@@ -412,8 +414,11 @@ class ColourClassifier(BaseEstimator):
         logits = -0.5 * distance
         logits -= logits.max(axis=1, keepdims=True)
         probability = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        # the sticker's piece: the cheapest other real cube moving it is exp(-gap/2) as likely
+        # (the cost is about twice a negative log-likelihood)
+        piece = 1.0 / (1.0 + np.exp(-0.5 * np.minimum(sticker_margin, 100.0)))
         # a sticker far from even its own class (glare, a logo) is not sure either: 5 sigma halves
-        confidence = probability[np.arange(n), labels] / (1.0 + (assigned / 25.0) ** 2)
+        confidence = probability[np.arange(n), labels] * piece / (1.0 + (assigned / 25.0) ** 2)
         if spread_rgb is not None:
             confidence = confidence / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
         self.cluster_centers_ = np.array([features[final == f].mean(axis=0) for f in range(6)])

@@ -38,11 +38,12 @@ _SEARCH_BUDGET = 60  # assignments priced beyond the first few before the search
 
 @dataclass(frozen=True)
 class PieceLabelling:
-    """A real cube's labelling: face class per sticker, its total cost, and the margin."""
+    """A real cube's labelling: face class per sticker, its total cost, and its margins."""
 
     labels: np.ndarray  # (n,) face index 0..5 (U R F D L B) per sticker
     cost: float
     margin: float
+    sticker_margin: np.ndarray  # (n,) cost gap to the cheapest real cube changing that sticker
 
 
 @dataclass(frozen=True)
@@ -222,32 +223,37 @@ def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...]) -> tuple[flo
 
 
 def _orientation_pairs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
-                       modulus: int) -> float:
-    """Return the cheapest cost change that re-orients two pieces, keeping the sum."""
+                       modulus: int) -> np.ndarray:
+    """Return, per position, the cheapest cost change re-orienting it and another piece."""
     count = len(perm)
     rows = table[np.arange(count), perm]  # (P, m)
     current = rows[np.arange(count), orient]
-    best = np.inf
+    best = np.full(count, np.inf)
     for d in range(1, modulus):
         up = rows[np.arange(count), (orient + d) % modulus] - current
         down = rows[np.arange(count), (orient - d) % modulus] - current
         pair = up[:, None] + down[None, :]
         np.fill_diagonal(pair, np.inf)
-        best = min(best, float(pair.min()))
+        best = np.minimum(best, np.minimum(pair.min(axis=1), pair.min(axis=0)))
     return best
 
 
-def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> float:
-    """Return the cheapest cost change that swaps two pieces (orientation sum kept)."""
+@lru_cache(maxsize=None)
+def _pairs(count: int) -> np.ndarray:
+    return np.array(list(itertools.combinations(range(count), 2)), dtype=np.intp)
+
+
+def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> np.ndarray:
+    """Return, per position, the cheapest cost change swapping it with another piece."""
     count = len(perm)
+    pairs = _pairs(count)
+    i, j = pairs[:, 0], pairs[:, 1]
     current = table[np.arange(count), perm, orient]
-    best = np.inf
-    for i, j in itertools.combinations(range(count), 2):
-        total = (orient[i] + orient[j]) % modulus
-        options = [table[i, perm[j], a] + table[j, perm[i], (total - a) % modulus]
-                   for a in range(modulus)]
-        best = min(best, min(options) - current[i] - current[j])
-    return float(best)
+    total = (orient[i] + orient[j]) % modulus
+    best = np.full(len(pairs), np.inf)
+    for a in range(modulus):
+        best = np.minimum(best, table[i, perm[j], a] + table[j, perm[i], (total - a) % modulus])
+    return _per_position(best - current[i] - current[j], pairs, count)
 
 
 @lru_cache(maxsize=None)
@@ -259,8 +265,9 @@ def _triples(count: int) -> np.ndarray:
     return np.array(cycles, dtype=np.intp)
 
 
-def _three_cycles(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> float:
-    """Return the cheapest cost change that cycles three pieces (orientation sum kept)."""
+def _three_cycles(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
+                  modulus: int) -> np.ndarray:
+    """Return, per position, the cheapest cost change cycling it with two other pieces."""
     count = len(perm)
     triples = _triples(count)
     current = table[np.arange(count), perm, orient][triples].sum(axis=1)
@@ -275,7 +282,15 @@ def _three_cycles(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modul
                     + table[triples[:, 1], new_pieces[:, 1], b]
                     + table[triples[:, 2], new_pieces[:, 2], c])
             best = np.minimum(best, cost)
-    return float((best - current).min())
+    return _per_position(best - current, triples, count)
+
+
+def _per_position(deltas: np.ndarray, groups: np.ndarray, count: int) -> np.ndarray:
+    """Return, per position, the least of ``deltas`` over the groups of positions holding it."""
+    best = np.full(count, np.inf)
+    for column in range(groups.shape[1]):
+        np.minimum.at(best, groups[:, column], deltas)
+    return best
 
 
 def _paint(labels: np.ndarray, kind: _Kind, perm: np.ndarray, orient: np.ndarray) -> None:
@@ -284,9 +299,12 @@ def _paint(labels: np.ndarray, kind: _Kind, perm: np.ndarray, orient: np.ndarray
 
 
 def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
-    """Return the cheapest labelling of the stickers that is a real cube, and its margin.
+    """Return the cheapest labelling of the stickers that is a real cube, and its margins.
 
     ``cost[i, f]`` is the cost of reading sticker ``i`` (facelet order) as face class ``f``.
+    The margin is the cost gap to the cheapest different real cube found among small changes;
+    ``sticker_margin`` the same gap counting only changes that move that sticker's piece
+    (infinite for a 3x3 centre).
 
     Raises:
         ValueError: ``cost`` does not have shape (6 * size**2, 6).
@@ -297,31 +315,38 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     kinds = _kinds(size)
     tables = piece_tables(cost, size)
     labels = np.zeros(n, dtype=np.intp)
-    alternatives = []
     rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
+    # a 3x3's corners and edges share a parity; a 2x2 has corners only, of either parity
+    total, chosen = _best_cube(rankings, (0, 1))
+    for kind, (_, perm, orient) in zip(kinds, chosen):
+        _paint(labels, kind, perm, orient)
+    # per position of each kind: the cheapest change to a different real cube moving it
+    nearby = []
+    for table, kind, (_, perm, orient) in zip(tables, kinds, chosen):
+        nearby.append(np.minimum(_orientation_pairs(table, perm, orient, kind.modulus),
+                                 _three_cycles(table, perm, orient, kind.modulus)))
+    swaps = [_swaps(table, perm, orient, kind.modulus)
+             for table, kind, (_, perm, orient) in zip(tables, kinds, chosen)]
     if size == 2:
-        # any corner permutation is reachable on a 2x2: the cheaper parity wins
-        total, ((_, perm, orient),) = _best_cube(rankings, (0, 1))
-        _paint(labels, kinds[0], perm, orient)
-        alternatives.append(_swaps(tables[0], perm, orient, 3))
-        placed = [(perm, orient)]
+        nearby[0] = np.minimum(nearby[0], swaps[0])
     else:
-        centres = np.array(centre_facelets())
-        labels[centres] = np.arange(6)
-        best_cost, chosen = _best_cube(rankings, (0, 1))
+        # a swap keeps parity only together with a swap of the other kind
+        nearby[0] = np.minimum(nearby[0], swaps[0] + swaps[1].min())
+        nearby[1] = np.minimum(nearby[1], swaps[1] + swaps[0].min())
         parity = _parity(chosen[0][1])
         other = [r.best.get(1 - parity) for r in rankings]
         if all(o is not None for o in other):
-            alternatives.append(sum(o[0] for o in other) - best_cost)  # type: ignore[index]
-        total = best_cost + float(cost[centres, np.arange(6)].sum())
-        for kind, (_, perm, orient) in zip(kinds, chosen):
-            _paint(labels, kind, perm, orient)
-        alternatives.append(sum(_swaps(table, perm, orient, kind.modulus)
-                                for table, kind, (_, perm, orient) in zip(tables, kinds, chosen)))
-        placed = [(perm, orient) for _, perm, orient in chosen]
-    for table, kind, (perm, orient) in zip(tables, kinds, placed):
-        alternatives.append(_orientation_pairs(table, perm, orient, kind.modulus))
-        alternatives.append(_three_cycles(table, perm, orient, kind.modulus))
-    margin = max(0.0, float(min(alternatives)))
-    return PieceLabelling(labels=labels, cost=float(total), margin=margin)
+            gap = sum(o[0] for o in other) - total  # type: ignore[index]
+            for k, (found, (_, perm, orient)) in enumerate(zip(other, chosen)):
+                moved = (found[1] != perm) | (found[2] != orient)  # type: ignore[index]
+                nearby[k][moved] = np.minimum(nearby[k][moved], gap)
+        centres = np.array(centre_facelets())
+        labels[centres] = np.arange(6)
+        total += float(cost[centres, np.arange(6)].sum())
+    sticker_margin = np.full(n, np.inf)
+    for kind, per_position in zip(kinds, nearby):
+        sticker_margin[kind.positions] = np.maximum(per_position, 0.0)[:, None]
+    margin = float(min(per_position.min() for per_position in nearby))
+    return PieceLabelling(labels=labels, cost=float(total), margin=max(0.0, margin),
+                          sticker_margin=sticker_margin)
 

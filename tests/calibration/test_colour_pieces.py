@@ -127,7 +127,18 @@ def test_a_tie_between_two_real_cubes_has_zero_margin() -> None:
     # make one corner equally cheap in every orientation: several real cubes cost the same
     for i in corner_facelets(3)[2] + corner_facelets(3)[5]:
         cost[i] = 0.0
-    assert label_pieces(cost, 3).margin == pytest.approx(0.0)
+    result = label_pieces(cost, 3)
+    assert result.margin == pytest.approx(0.0)
+    tied = list(corner_facelets(3)[2] + corner_facelets(3)[5])
+    assert result.sticker_margin[tied] == pytest.approx(0.0)
+    clear = [i for i in range(54) if i not in tied]
+    assert (result.sticker_margin[clear] > 0.5).all()
+
+
+def test_centres_of_a_3x3_have_no_alternative() -> None:
+    cube = Cube.random(3, 10)
+    result = label_pieces(_cost_for(cube.facelets), 3)
+    assert np.isinf(result.sticker_margin[[f * 9 + 4 for f in range(6)]]).all()
 
 
 def test_cost_of_wrong_shape_is_refused() -> None:
