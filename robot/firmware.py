@@ -201,13 +201,15 @@ class Firmware:
             self.next_seq = seq = (seq + 1) % SEQ_MODULUS
             while len(self._replies) > 4 * self.queue_depth:
                 self._replies.popitem(last=False)
+            out += reply
             held = self._held.pop(seq, None)
             if held is None:
-                out += reply
+                # forget held frames the counter has passed (they were repeats), so no stale
+                # frame can be taken for a new one after the numbers wrap
+                self._held = {s: f for s, f in self._held.items()
+                              if seq_after(s, self.next_seq) > 0}
                 return bytes(out)
-            frame = held
-            if len(self._held) % 4 == 0:
-                out += reply  # an answer now and then while catching up; the last one counts
+            frame = held  # the gap is filled: run the frames held after it, in order
 
     def _error(self, frame: Frame, code: str, detail: Optional[dict[str, str]] = None) -> Frame:
         fields = dict(detail or {})

@@ -51,6 +51,25 @@ def test_frame_after_a_gap_draws_a_resend_request_and_waits() -> None:
     assert [str(m) for e in rig.executed for m in e.moves] == ["R", "U"]
 
 
+def test_held_frame_passed_by_the_counter_is_forgotten() -> None:
+    rig = make()
+    exchange(rig, move(2, "F"))  # held: frame 2 arrived before 0 and 1
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(1, "U"))  # runs 1, then the held 2
+    exchange(rig, move(2, "F"))  # a repeat: answered from the cache
+    assert [e.seq for e in rig.executed] == [0, 1, 2] and rig.next_seq == 3
+
+
+def test_sequence_numbers_wrap_without_repeating_a_move() -> None:
+    rig = make()
+    rig.next_seq = 65534
+    for seq, face in ((65534, "R"), (65535, "U"), (0, "F")):
+        exchange(rig, move(seq, face))
+    exchange(rig, move(65535, "U"))
+    assert [e.seq for e in rig.executed] == [65534, 65535, 0] and rig.next_seq == 1
+    assert rig.cube == Cube.solved().apply("R U F")
+
+
 def test_damaged_frame_draws_a_resend_request() -> None:
     rig = make()
     data = bytearray(encode(move(0, "R")))

@@ -84,6 +84,16 @@ def test_clean_line_streams_exactly_with_progress(transport: str) -> None:
         assert_exactly_once(sim, Cube.solved(), moves)
 
 
+def test_stream_across_the_sequence_number_wrap_ends_exact() -> None:
+    moves = random_moves(60, seed=12)
+    with SimulatedRig(seed=1, time_scale=0.0, faults=Faults(drop=0.01)) as sim:
+        sim.firmware.next_seq = 65530
+        with Rig(sim.url, timeout=0.05) as rig:
+            rig.stream(moves)
+        assert sim.executed[0].seq == 65530 and sim.firmware.next_seq < 100
+        assert [m for e in sim.executed for m in e.moves] == moves
+
+
 def test_duplicated_and_delayed_bytes_still_end_exact() -> None:
     moves = random_moves(300, seed=3)
     faults = Faults(duplicate=0.01, delay=3.0, drop=0.005)
