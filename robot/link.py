@@ -83,10 +83,12 @@ class _FrameReader(serial.threaded.Protocol):
         self._parser = FrameParser()
 
     def data_received(self, data: bytes) -> None:
+        """Queue the checked frames that ``data`` completes."""
         for frame in self._parser.feed(data):
             self._inbox.put(frame)
 
     def connection_lost(self, exc: Optional[BaseException]) -> None:
+        """Queue the news that the port is gone."""
         self._inbox.put(_Lost(exc))
 
 
