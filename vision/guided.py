@@ -23,7 +23,7 @@ from solver.notation import FACE_LETTERS
 from vision.cameras import Camera, has_display
 from vision.errors import GridNotFoundError, NoDisplayError, ScanError, VisionError
 from vision.grid import Grid
-from vision.overlay import draw_overlay
+from vision.overlay import draw_overlay, letter_swatches
 from vision.scan import FaceScan, FaceView, classify_scan, scan_face
 
 __all__ = ["GuidedScan", "run_guided_scan", "HOLD_HINTS", "KEY_ACCEPT", "KEY_BACK", "KEY_QUIT"]
@@ -84,12 +84,14 @@ class GuidedScan:
             return self._review_picture()
         frame = self.camera.read_face(self.face)
         try:
-            grid = scan_face(frame, self.face, self.size).grid
-            problem = ""
+            view = scan_face(frame, self.face, self.size)
+            grid, problem = view.grid, ""
         except GridNotFoundError as err:
-            grid, problem = None, str(err)
+            view, grid, problem = None, None, str(err)
         self._preview = _Preview(frame, grid, problem)
-        shown = draw_overlay(frame, grid) if grid is not None else frame.copy()
+        # each sticker shows the colour it was sampled as: glare or a wrong spot shows at once
+        shown = (draw_overlay(frame, view.grid, fills=view.rgb[:, ::-1]) if view is not None
+                 else frame.copy())
         lines = [f"face {self.step + 1}/6: {HOLD_HINTS[self.face]}",
                  "SPACE accept  BACKSPACE back  ESC quit",
                  problem or self.message]
@@ -195,7 +197,9 @@ class GuidedScan:
         if self.confidence is not None:
             low = self.confidence[f_index * n * n:(f_index + 1) * n * n] < 0.5
             doubtful = [int(i) for i in np.flatnonzero(np.rot90(low.reshape(n, n), view.turns))]
-        shown = draw_overlay(view.frame, view.grid, list(letters), doubtful=doubtful)
+        swatches = letter_swatches(self.scan, self.facelets) if self.facelets else None
+        shown = draw_overlay(view.frame, view.grid, list(letters), doubtful=doubtful,
+                             swatches=swatches)
         lines = [f"review face {self.face}: click a sticker, type u r f d l b to fix it",
                  "n/p next/previous face  SPACE accept cube  BACKSPACE retake face",
                  self.message]
@@ -212,7 +216,7 @@ class GuidedScan:
 
 
 def _caption(image: np.ndarray, lines: list[str]) -> np.ndarray:
-    scale = max(0.5, image.shape[1] / 1280)
+    scale = max(0.8, image.shape[1] / 960)
     y = int(24 * scale)
     for line in lines:
         if line:

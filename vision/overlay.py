@@ -15,7 +15,7 @@ from vision.grid import Grid
 if TYPE_CHECKING:
     from vision.scan import FaceScan
 
-__all__ = ["draw_overlay", "write_overlays", "LABEL_BGR"]
+__all__ = ["draw_overlay", "write_overlays", "letter_swatches", "LABEL_BGR"]
 
 #: Swatch colours for face letters (Western scheme), BGR, used to show classified stickers.
 LABEL_BGR = {
@@ -33,18 +33,23 @@ _DOUBTFUL = (0, 0, 255)
 
 def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] = None, *,
                  doubtful: Sequence[int] = (), caption: str = "",
-                 swatches: Optional[dict[str, tuple[int, int, int]]] = None) -> np.ndarray:
+                 swatches: Optional[dict[str, tuple[int, int, int]]] = None,
+                 fills: Optional[np.ndarray] = None) -> np.ndarray:
     """Return a copy of a BGR frame with the grid drawn and each sticker's label on it.
 
     Stickers the detector saw are outlined green, those filled from the lattice amber, and
     ``doubtful`` ones (indices within the face) red. ``labels`` (one per sticker, e.g. face
     letters) are written in the middle of each sticker on a swatch of that label's colour,
     taken from ``swatches`` (label to BGR; default :data:`LABEL_BGR`, the Western scheme).
+    ``fills`` (n*n, 3) BGR draws each sticker's own colour as it was sampled, for a live
+    preview before the cube is classified.
     Raises :class:`ValueError` when the number of labels is not the number of stickers.
     """
     n = grid.size
     if labels is not None and len(labels) != n * n:
         raise ValueError(f"need {n * n} labels, one per sticker, got {len(labels)}")
+    if fills is not None and np.shape(fills) != (n * n, 3):
+        raise ValueError(f"need {n * n} fill colours (BGR), got an array of shape {np.shape(fills)}")
     out = frame.copy()
     scale = max(1.0, max(frame.shape[:2]) / 640)
     thick = max(1, int(round(2 * scale)))
@@ -55,6 +60,11 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
         quad = np.rint(grid.sticker_quad(i, inset=0.08)).astype(np.int32)
         colour = _DOUBTFUL if i in doubtful else (_SEEN if seen[i] else _FILLED)
         cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
+        if fills is not None:
+            centre = tuple(int(v) for v in np.rint(quad.mean(axis=0)))
+            radius = int(max(4, 0.18 * grid.pitch()))
+            cv2.circle(out, centre, radius, tuple(int(v) for v in fills[i]), -1, cv2.LINE_AA)
+            cv2.circle(out, centre, radius, (0, 0, 0), max(1, thick // 2), cv2.LINE_AA)
         if labels is None:
             continue
         label = str(labels[i])
@@ -77,6 +87,17 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
     return out
 
 
+def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int, int]]:
+    """Return, per face letter, the mean BGR colour its stickers were seen in.
+
+    Each letter is drawn in its own cube's colour, whatever the colour scheme.
+    """
+    rgb = scan.rgb
+    letters = np.array(list(facelets))
+    return {letter: tuple(int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
+            for letter in set(facelets)}
+
+
 def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
                    facelets: Optional[str] = None, doubtful: Sequence[int] = ()) -> list[Path]:
     """Write one annotated PNG per scanned face (``U.png`` ...) into ``folder``; return their paths.
@@ -91,13 +112,7 @@ def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
     n = scan.size
     per_face = n * n
     labels = scan.picture_order(facelets) if facelets else {}
-    swatches = None
-    if facelets:
-        # each letter drawn in the colour its stickers were seen in, whatever the cube's scheme
-        rgb = scan.rgb
-        letters = np.array(list(facelets))
-        swatches = {letter: tuple(int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
-                    for letter in set(facelets)}
+    swatches = letter_swatches(scan, facelets) if facelets else None
     marked = np.zeros(6 * per_face, dtype=bool)
     marked[list(doubtful)] = True
     paths = []

@@ -36,3 +36,14 @@ def test_overlays_are_written_for_every_face(tmp_path: Path, ideal_camera: Synth
     paths = write_overlays(scan, tmp_path / "out", facelets=result.facelets, doubtful=[0])
     assert [p.name for p in paths] == [f"{f}.png" for f in "URFDLB"]
     assert cv2.imread(str(paths[2])).shape == (480, 640, 3)
+
+
+def test_overlay_can_show_each_stickers_sampled_colour(ideal_camera: SyntheticCamera) -> None:
+    frame = ideal_camera.read_face("F")
+    grid = detect_grid(frame, 3)
+    fills = np.tile([255, 0, 255], (9, 1))  # magenta: no sticker has it
+    shown = draw_overlay(frame, grid, fills=fills)
+    x, y = np.rint(grid.centres[4]).astype(int)
+    assert tuple(shown[y, x]) == (255, 0, 255)
+    with pytest.raises(ValueError, match="fill colours"):
+        draw_overlay(frame, grid, fills=fills[:3])
