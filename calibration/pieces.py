@@ -79,19 +79,15 @@ def piece_tables(cost: np.ndarray, size: int) -> list[np.ndarray]:
     return tables
 
 
+def _parities(perms: np.ndarray) -> np.ndarray:
+    """Return the parity (0 even, 1 odd) of each permutation in the rows of ``perms``."""
+    later = np.triu(np.ones((perms.shape[1],) * 2, dtype=bool), 1)
+    inversions = (perms[:, :, None] > perms[:, None, :]) & later
+    return inversions.sum(axis=(1, 2)) % 2
+
+
 def _parity(perm: np.ndarray) -> int:
-    seen = np.zeros(len(perm), dtype=bool)
-    parity = 0
-    for start in range(len(perm)):
-        length = 0
-        i = start
-        while not seen[i]:
-            seen[i] = True
-            i = perm[i]
-            length += 1
-        if length:
-            parity ^= (length - 1) & 1
-    return parity
+    return int(_parities(perm[None, :])[0])
 
 
 def _orientations(table: np.ndarray, perms: np.ndarray, modulus: int
@@ -121,8 +117,8 @@ def _orientations(table: np.ndarray, perms: np.ndarray, modulus: int
     return orient, best[:, 0]
 
 
-def _candidates(table: np.ndarray, modulus: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
-    """Return (cost, perm, orientations) for the best assignment and its near alternatives."""
+def _candidates(table: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (costs, perms, orientations) of the best assignment and its near alternatives."""
     flat = table.min(axis=-1)
     _, best = linear_sum_assignment(flat)
     perms = [best]
@@ -130,13 +126,14 @@ def _candidates(table: np.ndarray, modulus: int) -> list[tuple[float, np.ndarray
         blocked = flat.copy()
         blocked[pos, best[pos]] = _FORBIDDEN
         perms.append(linear_sum_assignment(blocked)[1])
-    for i, j in itertools.combinations(range(len(best)), 2):
-        swapped = best.copy()
-        swapped[[i, j]] = swapped[[j, i]]
-        perms.append(swapped)
-    stacked = np.array(perms)
+    pairs = _pairs(len(best))
+    swapped = np.repeat(best[None, :], len(pairs), axis=0)
+    rows = np.arange(len(pairs))
+    swapped[rows, pairs[:, 0]] = best[pairs[:, 1]]
+    swapped[rows, pairs[:, 1]] = best[pairs[:, 0]]
+    stacked = np.concatenate([np.array(perms), swapped])
     orients, costs = _orientations(table, stacked, modulus)
-    return [(float(c), p, o) for c, p, o in zip(costs, stacked, orients)]
+    return costs, stacked, orients
 
 
 class _Ranking:
@@ -157,8 +154,13 @@ class _Ranking:
         self.floor = float(self.flat[np.arange(len(first)), first].sum())
         self.bound = self.floor  # no assignment not yet popped is cheaper than this
         heapq.heappush(self.heap, (self.floor, next(self.counter), first, (), ()))
-        for cost, perm, orient in _candidates(table, modulus):
-            self._offer(cost, perm, orient)
+        costs, perms, orients = _candidates(table, modulus)
+        parities = _parities(perms)
+        for parity in (0, 1):
+            mine = np.nonzero(parities == parity)[0]
+            if len(mine):
+                k = mine[int(costs[mine].argmin())]
+                self.best[parity] = (float(costs[k]), perms[k], orients[k])
 
     def _offer(self, cost: float, perm: np.ndarray, orient: np.ndarray) -> None:
         parity = _parity(perm)
