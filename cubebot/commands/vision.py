@@ -121,10 +121,14 @@ def _scan(args: argparse.Namespace) -> int:
 def _calibrate_camera(args: argparse.Namespace) -> int:
     face = args.face or "*"
     if args.corners:
-        points = [tuple(float(v) for v in pair.split(",")) for pair in args.corners]
+        usage = ("--corners takes four x,y pairs: top-left top-right bottom-right bottom-left, "
+                 "e.g. --corners 100,80 380,82 378,360 98,358")
+        try:
+            points = [tuple(float(v) for v in pair.split(",")) for pair in args.corners]
+        except ValueError as err:
+            raise ValueError(f"{usage} ({err})") from err
         if any(len(p) != 2 for p in points) or len(points) != 4:
-            raise ValueError("--corners takes four x,y pairs: top-left top-right bottom-right "
-                             "bottom-left, e.g. --corners 100,80 380,82 378,360 98,358")
+            raise ValueError(usage)
         found = SamplePoints.from_corners(points, args.size, face)
     elif args.image:
         import cv2
