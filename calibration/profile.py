@@ -186,11 +186,13 @@ def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
                   scheme: SchemeLike = None, order: str = "rgb",
-                  start: Optional[ColourProfile] = None) -> ColourProfile:
+                  start: Optional[ColourProfile] = None,
+                  min_margin: float = 5.0) -> ColourProfile:
     """Return a profile learnt from scans: (samples, size, facelets or None) each.
 
     A scan with known facelets (a solved cube: ``"UUU...BBB"``) teaches exactly; a scan without
-    is first classified with what has been learnt so far. ``start`` continues an old profile.
+    is first classified with what has been learnt so far, and skipped (with a warning) when
+    that reading's margin is under ``min_margin``. ``start`` continues an old profile.
 
     Raises:
         SampleError, ImpossibleCubeError, DoubtfulStickersError: a scan cannot be used.
@@ -214,6 +216,11 @@ def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
         model = ColourClassifier(size, order=order, scheme=chosen,
                                  profile=current if current is not None else False)
         model.fit(samples, facelets)
+        if facelets is None and model.margin_ < min_margin:
+            # an unclear reading would teach the wrong colours: better to learn nothing from it
+            log.warning("skipped a %dx%d scan read with margin %.1f (< %.1f): too unclear to "
+                        "learn from", size, size, model.margin_, min_margin)
+            continue
         per_face = size * size
         faces_of = np.arange(6 * per_face) // per_face
         rgb = np.asarray(samples, dtype=float)
@@ -234,5 +241,6 @@ def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
         current = ColourProfile(chosen, mean, spread, counts.astype(int), used)
         log.info("learnt from scan %d (%dx%d)", used, size, size)
     if current is None:
-        raise ProfileError("no scans given to learn a colour profile from")
+        raise ProfileError("no scan clear enough to learn a colour profile from: give a scan "
+                           "of the solved cube")
     return current

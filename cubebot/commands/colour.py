@@ -1,4 +1,8 @@
-"""``cubebot classify`` and ``cubebot calibrate colours``: sticker colours to a facelet string."""
+"""``cubebot classify`` and ``cubebot calibrate colours``: sticker colours to a facelet string.
+
+Colour samples come as RGB JSON (a sampler's output); ``calibrate colours`` also takes folders
+of face photos, read through the vision part.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from calibration.scheme import scheme_names
 from solver import Cube
 
 __all__ = ["register", "read_scan_file"]
+
+MIN_MARGIN = 5.0  # a reading less clear than this would teach a profile the wrong colours
 
 
 def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
@@ -75,23 +81,58 @@ def _classify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solved(size: int) -> str:
+    return "".join(face * size * size for face in "URFDLB")
+
+
+def _photo_scan(folder: str, size: int, solved: bool,
+                start: Optional[ColourProfile]) -> tuple[list, int, Optional[str]]:
+    """Return (samples, size, facelets) of six face photos in ``folder`` (U.jpg ... B.jpg).
+
+    A scrambled cube is read here, pictures turned as needed, so that its facelets fit the
+    samples; a solved cube needs no reading (each face shows one colour however it is turned).
+    """
+    from vision import FolderCamera, classify_scan, scan_faces
+
+    with FolderCamera(folder) as camera:
+        scan = scan_faces(camera, size)
+    if solved:
+        return scan.rgb.tolist(), size, _solved(size)
+    result = classify_scan(scan, profile=start if start is not None else False)
+    if result.margin < MIN_MARGIN:
+        raise SampleError(
+            f"the photos in {folder} read as a cube only with margin {result.margin:.1f} (under "
+            f"{MIN_MARGIN:.0f}): too unclear to learn colours from; use other photos or the "
+            "solved cube"
+        )
+    return scan.rgb.tolist(), size, result.facelets
+
+
 def _calibrate(args: argparse.Namespace) -> int:
+    target = Path(args.profile) if args.profile else default_profile_path()
+    start = ColourProfile.load(target) if args.update and target.is_file() else None
     scans: list[tuple[list, int, Optional[str]]] = []
     for path in args.solved or []:
         samples, size, _ = read_scan_file(path)
-        scans.append((samples, size, "".join(f * size * size for f in "URFDLB")))
+        scans.append((samples, size, _solved(size)))
+    for folder in args.solved_photos or []:
+        scans.append(_photo_scan(folder, args.size, True, start))
     for path in args.scan or []:
         samples, size, _ = read_scan_file(path)
         scans.append((samples, size, None))
+    for folder in args.scan_photos or []:
+        scans.append(_photo_scan(folder, args.size, False, start))
     if not scans:
         raise SampleError(
-            "give a scan of the solved cube (--solved FILE) and, better, more scans (--scan FILE)"
+            "give the solved cube (--solved FILE or --solved-photos DIR) and, better, more "
+            "scans (--scan FILE, --scan-photos DIR)"
         )
-    target = Path(args.profile) if args.profile else default_profile_path()
-    start = ColourProfile.load(target) if args.update and target.is_file() else None
-    profile = learn_profile(scans, scheme=args.scheme, order=args.order, start=start)
+    profile = learn_profile(scans, scheme=args.scheme, order=args.order, start=start,
+                            min_margin=MIN_MARGIN)
     written = profile.save(target)
-    print(f"learnt {profile.scans} scan(s), saved {written}")
+    skipped = len(scans) - (profile.scans - (start.scans if start is not None else 0))
+    print(f"learnt {profile.scans} scan(s), saved {written}"
+          + (f" ({skipped} too unclear to use, skipped)" if skipped else ""))
     for name, lab, spread, count in zip(profile.scheme.colours, profile.lab, profile.spread,
                                         profile.counts):
         print(f"  {name:8s} L {lab[0]:6.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}"
@@ -127,6 +168,12 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                    help="scan (RGB JSON) of the solved cube; may repeat")
     p.add_argument("--scan", action="append", metavar="FILE",
                    help="scan (RGB JSON) of any position; may repeat")
+    p.add_argument("--solved-photos", action="append", metavar="DIR",
+                   help="folder of six photos U R F D L B (U.jpg ...) of the solved cube")
+    p.add_argument("--scan-photos", action="append", metavar="DIR",
+                   help="folder of six face photos of any position; may repeat")
+    p.add_argument("--size", type=int, choices=[2, 3], default=3,
+                   help="cube size of the photo folders (default 3)")
     p.add_argument("--profile", help="where to save the profile (default: user config dir)")
     p.add_argument("--update", action="store_true",
                    help="add to the existing profile instead of starting afresh")

@@ -101,3 +101,37 @@ def test_calibrate_colours_without_scans_says_what_to_give(
         config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["calibrate", "colours"]) == 2
     assert "--solved" in capsys.readouterr().err
+
+
+def test_calibrate_colours_from_photos_of_the_solved_cube(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    from vision import SyntheticCamera
+
+    folder = tmp_path / "solved"
+    folder.mkdir()
+    with SyntheticCamera(Cube.solved(3).facelets, seed=3) as camera:
+        for face in "URFDLB":
+            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 0
+    profile = ColourProfile.load(config / "colours.json")
+    assert profile.counts.tolist() == [9] * 6
+    white, yellow = profile.lab[0], profile.lab[3]
+    assert white[0] > yellow[0] - 20 and yellow[2] > white[2] + 30
+
+
+def test_calibrate_colours_from_photos_of_real_scans(
+        shared_data: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = shared_data / "photos"
+    assert main(["calibrate", "colours", "--scan-photos", str(photos / "3x3x3-random-01-e353536b"),
+                 "--scan-photos", str(photos / "3x3x3-random-02-36d3914c")]) == 0
+    assert ColourProfile.load(config / "colours.json").scans == 2
+
+
+def test_calibrate_colours_refuses_photos_too_unclear_to_learn_from(
+        shared_data: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unclear = shared_data / "photos" / "2x2x2-random-02-e0ecaf0e"  # white and yellow nearly one
+    assert main(["calibrate", "colours", "--scan-photos", str(unclear), "--size", "2"]) == 2
+    assert "too unclear" in capsys.readouterr().err
+    assert not (config / "colours.json").exists()

@@ -125,3 +125,13 @@ def test_a_japanese_profile_reads_a_japanese_2x2(config: Path) -> None:
     profile = learn_profile([(scan, 2, solved)], scheme="japanese")
     truth, scan = random_scan(2, CONDITIONS["moderate"], 24, scheme="japanese")
     assert classify(scan, 2, profile=profile).facelets == truth
+
+
+def test_an_unclear_scan_is_skipped_not_learnt(config: Path, shared_data: Path) -> None:
+    photos = shared_data / "photos"
+    unclear = json.loads((photos / "2x2x2-random-02-e0ecaf0e" / "rgb.json").read_text())
+    clear = json.loads((photos / "2x2x2-random-03-084b8c5b" / "rgb.json").read_text())
+    assert classify(unclear["rgb"], 2).margin < 5.0
+    profile = learn_profile([(unclear["rgb"], 2, None), (clear["rgb"], 2, None)], min_margin=5.0)
+    assert profile.scans == 1
+    assert profile.counts.tolist() == [4] * 6
