@@ -262,6 +262,8 @@ class Firmware:
                 fields.update(self.fault[1])
             return Frame(self._reply_tag(frame), "STATUS", (), fields)
         if frame.word == "CUBE":
-            return Frame(self._reply_tag(frame), "CUBE", (), {"F": self.cube.facelets, "B": self.boot_id})
-        return Frame(self._reply_tag(frame), "ERR", ("BADCMD",), {"WORD": frame.word, "B": self.boot_id})
+            return Frame(self._reply_tag(frame), "CUBE", (),
+                         {"F": self.cube.facelets, "B": self.boot_id})
+        return Frame(self._reply_tag(frame), "ERR", ("BADCMD",),
+                     {"WORD": frame.word, "B": self.boot_id})
 

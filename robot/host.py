@@ -6,8 +6,9 @@ frame it expects), ``D`` (frames completed) and ``L`` (frames queued or running)
 acknowledged in time is sent again (the timer follows the measured round trip, at most
 ``timeout``), and a frame the rig reports missing is sent again at once; the rig holds frames
 that arrive after a gap and answers repeats from its replay cache without executing them, so
-every move runs exactly once. After a lost connection the host reconnects, reads ``N`` from the handshake and
-resumes from there; a changed boot id stops everything with :class:`RigResetError`.
+every move runs exactly once. After a lost connection the host reconnects, reads ``N`` from
+the handshake and resumes from there; a changed boot id stops everything with
+:class:`RigResetError`.
 """
 
 from __future__ import annotations
@@ -409,7 +410,7 @@ class Rig:
         oldest_sent = time.monotonic()
         sent_at: dict[int, float] = {}  # frame index -> when last sent
         resent: set[int] = set()
-        rtt = self.timeout / 4  # smoothed round trip of frames answered at the first try
+        rtt = link.rtt  # smoothed round trip of frames answered at the first try
         timeouts = 0
         status_tag = ""
         next_poll = 0.0

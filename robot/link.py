@@ -112,8 +112,8 @@ def open_error(url: str, err: BaseException) -> RigConnectionError:
 class Link:
     """An open port to a rig (see the module doc).
 
-    ``timeout`` is the seconds before a query is asked again; ``boot_id``, once set, is the
-    boot id every answer must carry.
+    ``timeout`` is the longest wait before a query is asked again; ``boot_id``, once set, is
+    the boot id every answer must carry.
 
     Raises (from the constructor):
         RigConnectionError: the port cannot be opened (the message says how to fix it).
@@ -124,6 +124,8 @@ class Link:
         self.url = url
         self.timeout = timeout
         self.boot_id = boot_id
+        #: Smoothed round-trip seconds of queries answered at the first try.
+        self.rtt = max(timeout / 10, 0.0025)
         self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
         self._lock = threading.Lock()
         self._query_id = 0
@@ -216,22 +218,30 @@ class Link:
         return tag
 
     def query(self, word: str, deadline: float) -> Frame:
-        """Return the rig's answer to a query, asked again every ``timeout`` until ``deadline``.
+        """Return the rig's answer to a query, asked again until ``deadline``.
+
+        The query is asked again after a few measured round trips (at most ``timeout``), and
+        an answer to any of the copies counts, so a slow line is not outrun by its own retries.
 
         Raises:
             RigTimeoutError: no answer by ``deadline`` (a ``time.monotonic()`` value).
             ProtocolError: the rig does not know the query.
             RigConnectionError, EmergencyStopError, RigResetError: see :meth:`next_frame`.
         """
-        attempts = 0
-        while time.monotonic() < deadline or attempts == 0:
-            tag = self.ask(word)
-            attempts += 1
-            until = min(deadline, time.monotonic() + self.timeout)
+        asked: dict[str, float] = {}  # query number -> when asked
+        while time.monotonic() < deadline or not asked:
+            interval = min(self.timeout, max(4 * self.rtt, 0.01))
+            asked[self.ask(word)[1:]] = time.monotonic()
+            until = min(deadline, time.monotonic() + interval)
             while (left := until - time.monotonic()) > 0:
                 frame = self.next_frame(left)
-                if frame is not None and frame.kind == "R" and frame.tag[1:] == tag[1:]:
-                    if frame.word == "ERR":
-                        raise ProtocolError(f"the rig does not know the query {word}: {frame}")
-                    return frame
-        raise RigTimeoutError(f"the rig at {self.url} did not answer {word} ({attempts} tries)")
+                if frame is None or frame.kind != "R" or frame.tag[1:] not in asked:
+                    continue
+                if frame.word == "ERR":
+                    raise ProtocolError(f"the rig does not know the query {word}: {frame}")
+                if len(asked) == 1:  # a clean round trip: learn how long the line takes
+                    sample = time.monotonic() - asked[frame.tag[1:]]
+                    self.rtt = 0.75 * self.rtt + 0.25 * sample
+                return frame
+        raise RigTimeoutError(f"the rig at {self.url} did not answer {word} "
+                              f"({len(asked)} tries)")

@@ -94,7 +94,8 @@ class RigModel:
             RigModelError: a field is missing, unknown, or of the wrong type.
         """
         if not isinstance(data, dict):
-            raise RigModelError(f"{source}: a rig model is a JSON object, got {type(data).__name__}")
+            raise RigModelError(
+                f"{source}: a rig model is a JSON object, got {type(data).__name__}")
         missing = [k for k in _FIELDS if k not in data]
         if missing:
             raise RigModelError(f"{source}: rig model lacks {', '.join(missing)}")

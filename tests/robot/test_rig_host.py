@@ -43,7 +43,8 @@ def random_moves(count: int, seed: int, faces: str = "URFDLB") -> list[Move]:
 
 def assert_exactly_once(sim: SimulatedRig, start: Cube, moves: list[Move]) -> None:
     executed = sim.executed
-    assert [e.seq for e in executed] == list(range(executed[0].seq, executed[0].seq + len(executed)))
+    first = executed[0].seq
+    assert [e.seq for e in executed] == list(range(first, first + len(executed)))
     assert [m for e in executed for m in e.moves] == list(moves)
     assert sim.facelets == start.apply(moves).facelets
 
