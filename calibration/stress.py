@@ -63,6 +63,7 @@ class Lighting:
     the log exposure per face. ``shadow``: darkest fraction lost across a shadowed face (0 none).
     ``shadowed_faces``: how many faces a shadow falls on. ``glare``: stickers washed out.
     ``noise``: sensor noise std in sRGB units. ``red_orange``: 0 keeps orange, 1 makes it red.
+    ``sticker_variation``: std of each sticker's own log colour (print and plastic differ).
     """
 
     kelvin: Optional[float] = 5000.0
