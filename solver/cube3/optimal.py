@@ -20,6 +20,7 @@ import numpy as np
 
 from solver.cube3 import coords
 from solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
+from solver.cube3.endgame import endgames, phase1_key, phase1_within7
 from solver.cube3.movetables import move_tables
 from solver.cube3.pruning import pruning_tables
 from solver.cube3.twophase import CHUNK, NO_FACE, SearchTimeout, face_order_allowed
@@ -32,6 +33,7 @@ __all__ = ["OptimalSearch"]
 log = logging.getLogger(__name__)
 
 N_AXES = 3
+MAX_PAIR_DISTANCE = 9  # the largest entry of the phase-1 pair tables
 
 
 class OptimalSearch:
@@ -42,6 +44,8 @@ class OptimalSearch:
         self.deadline = deadline
         self.nodes = 0
         self._moves, self._prune = move_tables(), pruning_tables()
+        self._end1 = endgames()[0]
+        self._within7 = phase1_within7()
         self._order = face_order_allowed()
         allowed = np.array([m.name in faces for m in FACE_MOVES], dtype=bool)
         self._order &= allowed[None, :]
@@ -64,7 +68,24 @@ class OptimalSearch:
         bound = p.twist_slice[twist * N_SLICE + slc]
         np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
         np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        return bound
+        return np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
+
+    def _fits(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray,
+              left: int) -> np.ndarray:
+        """Return which nodes may still reach the axis' subgroup in fewer than ``left`` moves."""
+        if left - 1 <= self._end1.depth:
+            slc = sorted_slice // N_SLICEPERM
+            return self._end1.bound(phase1_key(twist, flip, slc)) < left
+        if left - 1 == self._end1.depth + 1:
+            slc = sorted_slice // N_SLICEPERM
+            return self._within7.may_contain(phase1_key(twist, flip, slc))
+        if left > MAX_PAIR_DISTANCE:
+            return np.ones(len(twist), dtype=bool)  # no pair table can say more
+        p = self._prune
+        slc = sorted_slice // N_SLICEPERM
+        return ((p.twist_slice[twist * N_SLICE + slc] < left)
+                & (p.flip_slice[flip * N_SLICE + slc] < left)
+                & (p.twist_flip[twist * N_FLIP + flip] < left))
 
     def lower_bound(self) -> int:
         """Return the root's lower bound on the solution length."""
@@ -90,7 +111,7 @@ class OptimalSearch:
             t = self._moves.twist[twist[node, axis], renamed].astype(np.int64)
             f = self._moves.flip[flip[node, axis], renamed].astype(np.int64)
             s = self._moves.slice_sorted[ss[node, axis], renamed].astype(np.int64)
-            keep = self._axis_bound(t, f, s) < left
+            keep = self._fits(t, f, s, left)
             node, move = node[keep], move[keep]
             axes = [(a[keep], b[keep], c[keep]) for a, b, c in axes]
             axes.append((t[keep], f[keep], s[keep]))

@@ -17,7 +17,7 @@ from solver.errors import NoSolutionError
 from solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from solver.solve import Solution
 
-__all__ = ["solve3", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET",
+__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET",
            "COST_SLACK", "GODS_NUMBER"]
 
 log = logging.getLogger(__name__)
@@ -26,10 +26,20 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 9  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.3  # seconds after which the default mode settles for the best found
-PHASE2_CAP = 12  # the default mode tries phase 2 only this deep: deep ones cost much, gain little
+DEFAULT_SOFT_BUDGET = 0.05  # seconds after which the default mode settles for the best found
+PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
 COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
 _LOOSE_BOUND = 30  # two-phase bound before any solution is known
+
+
+def load_tables() -> None:
+    """Load (or build, on first use) every table the 3x3 searches need."""
+    from solver.cube3.endgame import endgames, phase1_within7
+    from solver.cube3.pruning import pruning_tables
+
+    pruning_tables()
+    endgames()
+    phase1_within7()
 
 
 def _check_faces(faces: Optional[str]) -> str:
@@ -101,7 +111,7 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
-      that short, the best found after 0.3 seconds.
+      that short, the best found after 0.05 seconds.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass or
       the search is exhausted (then the answer is proven optimal); returns the best found.
     * ``optimal=True``: a default-mode two-phase solution as an upper bound, then IDA* with
@@ -162,7 +172,7 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
                             bound=min(_LOOSE_BOUND, limit) if max_length is not None
                             else _LOOSE_BOUND, deadline=deadline,
-                            phase2_cap=None if keep_going else PHASE2_CAP)
+                            phase2_cap=PHASE2_CAP)
     goal = DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length)
     if collecting and deadline is None:
         deadline = search.deadline = _deadline(DEFAULT_COST_BUDGET)

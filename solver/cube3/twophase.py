@@ -20,12 +20,14 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterator, Optional
 
 import numpy as np
 
 from solver.cube3 import coords
 from solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM, PHASE2_MOVES
+from solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
 from solver.cube3.movetables import move_tables
 from solver.cube3.pruning import pruning_tables, slice_moves
 from solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
@@ -68,6 +70,38 @@ class Found:
     phase1_length: int
 
 
+@dataclass(frozen=True)
+class _Tables:
+    """The tables in the form the inner loops want: flat int64 move tables and index ramps."""
+
+    twist: np.ndarray  # (2187 * 18,): next twist at twist * 18 + move
+    flip: np.ndarray
+    slice: np.ndarray
+    cperm2: np.ndarray  # (40320 * 10,): phase-2 moves
+    udperm2: np.ndarray
+    sliceperm2: np.ndarray
+    node18: np.ndarray  # 0,0,...(18 times),1,1,...: the parent of each child slot
+    move18: np.ndarray  # 0..17 repeated: the move of each child slot
+    node10: np.ndarray
+    move10: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def _tables() -> _Tables:
+    moves = move_tables()
+    phase2 = list(PHASE2_MOVES)
+    n2 = len(phase2)
+
+    def flat(table: np.ndarray) -> np.ndarray:
+        return table.astype(np.int64).ravel()
+
+    return _Tables(
+        flat(moves.twist), flat(moves.flip), flat(slice_moves()),
+        flat(moves.cperm[:, phase2]), flat(moves.udperm), flat(moves.sliceperm),
+        np.repeat(np.arange(CHUNK), N_MOVES), np.tile(np.arange(N_MOVES), CHUNK),
+        np.repeat(np.arange(CHUNK), n2), np.tile(np.arange(n2), CHUNK))
+
+
 def _deadline_passed(deadline: Optional[float]) -> bool:
     return deadline is not None and time.perf_counter() > deadline
 
@@ -88,11 +122,10 @@ class TwoPhaseSearch:
         self.phase2_cap = phase2_cap
         self.exhausted = False
         self._truncated = False
-        moves, prune = move_tables(), pruning_tables()
-        self._twist, self._flip, self._slice = moves.twist, moves.flip, slice_moves()
-        self._cperm2 = moves.cperm[:, list(PHASE2_MOVES)]
-        self._udperm2, self._sliceperm2 = moves.udperm, moves.sliceperm
-        self._prune = prune
+        self._t = _tables()
+        self._prune = pruning_tables()
+        self._end1, self._end2 = endgames()
+        self._within7 = phase1_within7()
         self._order = face_order_allowed()
         self._order2 = self._order[:, list(PHASE2_MOVES)]
         self._phase2_face = MOVE_FACE[list(PHASE2_MOVES)].astype(np.int64)
@@ -117,7 +150,7 @@ class TwoPhaseSearch:
         bound = p.twist_slice[twist * N_SLICE + slc]
         np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
         np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        return bound
+        return np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
 
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -131,14 +164,23 @@ class TwoPhaseSearch:
         ok = self._allowed[view] & self._order[last]
         if left == 1:
             ok &= ~self._is_phase2  # a last phase-2 move would make a shorter phase 1
-        node, move = np.nonzero(ok)
-        t = self._twist[twist[node], move].astype(np.int64)
-        s = self._slice[slc[node], move].astype(np.int64)
-        keep = self._prune.twist_slice[t * N_SLICE + s] < left
-        node, move, t, s = node[keep], move[keep], t[keep], s[keep]
-        f = self._flip[flip[node], move].astype(np.int64)
-        keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
-               (self._prune.twist_flip[t * N_FLIP + f] < left)
+        tables = self._t
+        ok = ok.ravel()
+        node, move = tables.node18[:ok.size][ok], tables.move18[:ok.size][ok]
+        t = tables.twist[twist[node] * N_MOVES + move]
+        s = tables.slice[slc[node] * N_MOVES + move]
+        f = tables.flip[flip[node] * N_MOVES + move]
+        # near G1 the endgame tables know (nearly) exact distances and make the pair tables
+        # redundant; further out only the pair tables help
+        if left - 1 <= self._end1.depth:
+            keep = self._end1.bound(phase1_key(t, f, s)) < left
+        elif left - 1 == self._end1.depth + 1:
+            keep = self._within7.may_contain(phase1_key(t, f, s))
+        else:
+            keep = self._prune.twist_slice[t * N_SLICE + s] < left
+            node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+            keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
+                   (self._prune.twist_flip[t * N_FLIP + f] < left)
         node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
         child_path = np.column_stack([path[node], move.astype(np.uint8)])
         for start in range(0, len(node), CHUNK):
@@ -160,8 +202,9 @@ class TwoPhaseSearch:
 
     def _phase2_bound(self, cp: np.ndarray, ud: np.ndarray, sp: np.ndarray) -> np.ndarray:
         p = self._prune
-        return np.maximum(p.cperm_sliceperm[cp * N_SLICEPERM + sp],
-                          p.udperm_sliceperm[ud * N_SLICEPERM + sp])
+        bound = np.maximum(p.cperm_sliceperm[cp * N_SLICEPERM + sp],
+                           p.udperm_sliceperm[ud * N_SLICEPERM + sp])
+        return np.maximum(bound, self._end2.bound(phase2_key(cp, ud, sp)))
 
     def _g1_coordinates(self, view: np.ndarray, path: np.ndarray) -> tuple[np.ndarray, ...]:
         cp, ep = self._cp[view], self._ep[view]
@@ -179,15 +222,20 @@ class TwoPhaseSearch:
         if left == 0:
             yield cand, path
             return
-        ok = self._allowed2[self._cand_view[cand]] & self._order2[last]
-        node, move = np.nonzero(ok)
-        c = self._cperm2[cp[node], move].astype(np.int64)
-        s = self._sliceperm2[sp[node], move].astype(np.int64)
+        ok = (self._allowed2[self._cand_view[cand]] & self._order2[last]).ravel()
+        tables = self._t
+        n2 = len(PHASE2_MOVES)
+        node, move = tables.node10[:ok.size][ok], tables.move10[:ok.size][ok]
+        c = tables.cperm2[cp[node] * n2 + move]
+        s = tables.sliceperm2[sp[node] * n2 + move]
         keep = self._prune.cperm_sliceperm[c * N_SLICEPERM + s] < left
         node, move, c, s = node[keep], move[keep], c[keep], s[keep]
-        u = self._udperm2[ud[node], move].astype(np.int64)
+        u = tables.udperm2[ud[node] * n2 + move]
         keep = self._prune.udperm_sliceperm[u * N_SLICEPERM + s] < left
         node, move, c, s, u = node[keep], move[keep], c[keep], s[keep], u[keep]
+        if left - 1 <= self._end2.depth:
+            keep = self._end2.bound(phase2_key(c, u, s)) < left
+            node, move, c, s, u = node[keep], move[keep], c[keep], s[keep], u[keep]
         child_path = np.column_stack([path[node], move.astype(np.uint8)])
         faces = self._phase2_face[move]
         for start in range(0, len(node), CHUNK):

@@ -28,17 +28,17 @@ SEED = 20261121
 _BUILD = """
 import time
 t = time.perf_counter()
-from solver.cube3.pruning import pruning_tables
-pruning_tables()
+from solver.cube3 import load_tables
+load_tables()
 print(time.perf_counter() - t)
 import resource
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 _LOAD = """
 import time
-from solver.cube3.pruning import pruning_tables
+from solver.cube3 import load_tables
 t = time.perf_counter()
-pruning_tables()
+load_tables()
 print(time.perf_counter() - t)
 import resource
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

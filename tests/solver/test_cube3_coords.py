@@ -118,3 +118,36 @@ def test_move_tables_have_a_full_move_column_each(name: str) -> None:
         for _ in range(4):
             result = table[result, m]
         assert np.array_equal(result, values)
+
+
+def test_phase1_endgame_layers_have_the_known_sizes() -> None:
+    from solver.cube3.endgame import layer_sizes
+
+    assert layer_sizes(1) == [1, 4, 50, 592, 7156, 87236, 1043817]
+
+
+def test_phase2_endgame_layers_have_the_known_sizes() -> None:
+    from solver.cube3.endgame import layer_sizes
+
+    assert layer_sizes(2) == [1, 10, 67, 456, 3079, 19948, 123074, 736850, 4185118]
+
+
+def test_endgame_bound_never_exceeds_a_scramble_length() -> None:
+    from solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
+
+    near_g1, near_solved = endgames()
+    within7 = phase1_within7()
+    rng = random.Random(6)
+    g1_moves = [FACE_MOVES[m] for m in PHASE2_MOVES]
+    for length in range(0, 10):
+        moves = tuple(rng.choice(FACE_MOVES) for _ in range(length))
+        c = _coordinates(Cube.solved().apply(moves).cubies)
+        key = phase1_key(np.array([c["twist"]]), np.array([c["flip"]]),
+                         np.array([c["slice_sorted"] // N_SLICEPERM]))
+        assert near_g1.bound(key)[0] <= length
+        if length <= 7:
+            assert within7.may_contain(key)[0]
+        cube = Cube.solved().apply(tuple(rng.choice(g1_moves) for _ in range(length))).cubies
+        cp, _, ep, _ = coords.as_arrays(cube)
+        key2 = phase2_key(coords.cperm(cp), coords.udperm(ep), coords.sliceperm(ep))
+        assert near_solved.bound(key2)[0] <= length
