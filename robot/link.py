@@ -92,6 +92,31 @@ class _FrameReader(serial.threaded.Protocol):
         self._inbox.put(_Lost(exc))
 
 
+class _Reader(serial.threaded.ReaderThread):
+    """pyserial's reader thread, also ending cleanly on a bare ``OSError``.
+
+    On a hung-up pseudo-terminal pyserial's ``in_waiting`` raises ``OSError`` (EIO) rather than
+    ``SerialException``; the stock thread would die with a traceback and never report the loss.
+    """
+
+    def run(self) -> None:
+        """Read until stopped or the port fails, then tell the protocol the connection is lost."""
+        protocol = self.protocol = self.protocol_factory()
+        protocol.connection_made(self)
+        self._connection_made.set()
+        error: Optional[BaseException] = None
+        while self.alive and self.serial.is_open:
+            try:
+                data = self.serial.read(self.serial.in_waiting or 1)
+            except (serial.SerialException, OSError) as err:
+                error = err
+                break
+            if data:
+                protocol.data_received(data)
+        self.alive = False
+        protocol.connection_lost(error)
+
+
 def open_error(url: str, err: BaseException) -> RigConnectionError:
     """Return the connection error for a port that would not open, saying how to fix it."""
     code = getattr(err, "errno", None)
@@ -136,7 +161,7 @@ class Link:
             raise open_error(url, err) from err
         except ValueError as err:
             raise RigConnectionError(f"cannot open {url!r}: {err}") from err
-        self._reader = serial.threaded.ReaderThread(self._port, lambda: _FrameReader(self._inbox))
+        self._reader = _Reader(self._port, lambda: _FrameReader(self._inbox))
         self._reader.start()
         self._reader.connect()
 
