@@ -48,7 +48,9 @@ def phase2_key(cperm: np.ndarray, udperm: np.ndarray, sliceperm: np.ndarray) -> 
 
 
 def _slot(keys: np.ndarray, bits: int) -> np.ndarray:
-    return ((keys.astype(np.uint64) * _GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
+    """Return the slot of each (non-negative int64) key, as uint64 indices."""
+    return (np.ascontiguousarray(keys, dtype=np.int64).view(np.uint64) * _GOLDEN) \
+        >> np.uint64(64 - bits)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Within:
     def may_contain(self, keys: np.ndarray) -> np.ndarray:
         """Return False only for keys surely not in the set."""
         slot = _slot(keys, self.bits)
-        return (self.bits_array[slot >> 3] >> (slot & 7).astype(np.uint8)) & 1 == 1
+        return (self.bits_array[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
 
 
 def _phase1_within7() -> np.ndarray:
@@ -97,7 +99,7 @@ def _phase1_within7() -> np.ndarray:
 
     def mark(keys: np.ndarray) -> None:
         slot = _slot(keys, WITHIN7_BITS)
-        byte, bit = slot >> 3, slot & 7
+        byte, bit = slot >> np.uint64(3), slot & np.uint64(7)
         for b in range(8):  # duplicates within one fancy-index write all write the same value
             chosen = byte[bit == b]
             packed[chosen] |= np.uint8(1 << b)

@@ -26,7 +26,7 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 9  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.05  # seconds after which the default mode settles for the best found
+DEFAULT_SOFT_BUDGET = 0.1  # seconds after which the default mode settles for the best found
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
 COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
 _LOOSE_BOUND = 30  # two-phase bound before any solution is known
@@ -111,7 +111,7 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
-      that short, the best found after 0.05 seconds.
+      that short, the best found after 0.1 seconds.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass or
       the search is exhausted (then the answer is proven optimal); returns the best found.
     * ``optimal=True``: a default-mode two-phase solution as an upper bound, then IDA* with

@@ -134,6 +134,9 @@ class TwoPhaseSearch:
         self.views = views
         self._allowed = np.array([allowed_in_view(v, faces) for v in views])
         self._allowed2 = self._allowed[:, list(PHASE2_MOVES)]
+        # moves allowed after each (view, last face), in one table: row view * 7 + face
+        self._ok1 = (self._allowed[:, None, :] & self._order[None, :, :]).reshape(-1, N_MOVES)
+        self._ok1_last = self._ok1 & ~self._is_phase2
         arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
         self._cp = np.concatenate([a[0] for a in arrays])
         self._co = np.concatenate([a[1] for a in arrays])
@@ -161,11 +164,9 @@ class TwoPhaseSearch:
             yield view, path
             return
         last = MOVE_FACE[path[:, -1]] if path.shape[1] else np.full(len(view), NO_FACE)
-        ok = self._allowed[view] & self._order[last]
-        if left == 1:
-            ok &= ~self._is_phase2  # a last phase-2 move would make a shorter phase 1
+        # a last phase-2 move would make a shorter phase 1
+        ok = (self._ok1_last if left == 1 else self._ok1)[view * (NO_FACE + 1) + last].ravel()
         tables = self._t
-        ok = ok.ravel()
         node, move = tables.node18[:ok.size][ok], tables.move18[:ok.size][ok]
         t = tables.twist[twist[node] * N_MOVES + move]
         s = tables.slice[slc[node] * N_MOVES + move]
