@@ -171,18 +171,19 @@ class TwoPhaseSearch:
         t = tables.twist[twist[node] * N_MOVES + move]
         s = tables.slice[slc[node] * N_MOVES + move]
         f = tables.flip[flip[node] * N_MOVES + move]
-        # near G1 the endgame tables know (nearly) exact distances and make the pair tables
-        # redundant; further out only the pair tables help
+        # the small pair tables stay in cache: they go first; near G1 the big endgame tables,
+        # which know (nearly) exact distances, then judge the few nodes left
+        keep = self._prune.twist_flip[t * N_FLIP + f] < left
+        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+        keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
+               (self._prune.twist_slice[t * N_SLICE + s] < left)
+        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
         if left - 1 <= self._end1.depth:
             keep = self._end1.bound(phase1_key(t, f, s)) < left
+            node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
         elif left - 1 == self._end1.depth + 1:
             keep = self._within7.may_contain(phase1_key(t, f, s))
-        else:
-            keep = self._prune.twist_slice[t * N_SLICE + s] < left
             node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
-            keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
-                   (self._prune.twist_flip[t * N_FLIP + f] < left)
-        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
         child_path = np.column_stack([path[node], move.astype(np.uint8)])
         for start in range(0, len(node), CHUNK):
             part = slice(start, start + CHUNK)
