@@ -32,7 +32,8 @@ class Faults:
     milliseconds added to every byte, on the wire in ``direction``: ``"both"``, ``"to-rig"``
     (host to rig only) or ``"to-host"``. ``stall_at`` and ``endstop_at``
     make the rig's n-th executed move (counting from 1) fail with that fault; ``boot_delay`` is
-    the seconds a rig stays deaf after (re)booting, as boards that reset when the port opens do.
+    the seconds a rig stays deaf after (re)booting; ``reset_on_open`` reboots the rig whenever
+    a host opens its in-process URL, as an Arduino Uno resets when its port opens.
 
     Raises (from the constructor):
         ValueError: a probability outside 0..1 or a negative time.
@@ -46,6 +47,7 @@ class Faults:
     stall_at: Optional[int] = None
     endstop_at: Optional[int] = None
     boot_delay: float = 0.0
+    reset_on_open: bool = False
 
     def __post_init__(self) -> None:
         for name in ("drop", "corrupt", "duplicate"):

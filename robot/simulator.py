@@ -262,6 +262,8 @@ class SimulatedRig:
         with self._lock:
             if not (self._running and self._plugged):
                 raise ConnectionError(f"simulated rig {self.name} is unplugged")
+            if self.faults.reset_on_open:
+                self.firmware.boot(self._now())
             link = HostLink(self)
             self._links.append(link)
             return link

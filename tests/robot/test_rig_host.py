@@ -240,10 +240,12 @@ def test_model_that_does_not_match_the_rig_is_refused() -> None:
 
 
 def test_board_that_resets_on_open_is_waited_for() -> None:
-    with SimulatedRig(seed=1, faults=Faults(boot_delay=0.3)) as sim:
-        sim.reset()
+    with SimulatedRig(seed=1, faults=Faults(boot_delay=0.3, reset_on_open=True)) as sim:
+        before = sim.boot_id
         with Rig(sim.url, timeout=0.05, boot_wait=2.0) as rig:
-            assert rig.info is not None and rig.info.boot_id == sim.boot_id
+            assert rig.info is not None and rig.info.boot_id == sim.boot_id != before
+            rig.stream("R U")
+        assert sim.facelets == Cube.solved().apply("R U").facelets
 
 
 def test_silent_port_times_out_as_a_timeout_error() -> None:
