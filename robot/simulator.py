@@ -306,11 +306,15 @@ class SimulatedRig:
                 os.read(self._wake_r, 4096)
             if master is not None and master in readable:
                 with self._lock:  # unplug() may have closed it (and the number been reused)
-                    if master == self._master:
-                        incoming += self._read_pty(master)
+                    data = self._read_pty(master) if master == self._master else b""
+                if data is None:
+                    time.sleep(0.002)  # nobody has the pty open (EIO): wait for a host
+                else:
+                    incoming += data
             self._step(bytes(incoming))
 
-    def _read_pty(self, master: int) -> bytes:
+    def _read_pty(self, master: int) -> Optional[bytes]:
+        """Return the bytes the host wrote, or None when no host has the pty open."""
         try:
             return os.read(master, 4096)
         except BlockingIOError:
@@ -318,8 +322,7 @@ class SimulatedRig:
         except OSError as err:
             if err.errno not in (errno.EIO, errno.EBADF):
                 log.warning("pty read failed: %s", err)
-            time.sleep(0.002)  # no host has the pty open (EIO): wait for one
-            return b""
+            return None
 
     def _step(self, incoming: bytes) -> None:
         with self._lock:
