@@ -28,7 +28,8 @@ from solver.cube3.pruning import slice_moves
 from solver.progress import Progress
 from solver.tables import load_or_build
 
-__all__ = ["Endgame", "Within", "endgames", "phase1_within7", "phase1_key", "phase2_key", "layer_sizes", "TABLE_VERSION"]
+__all__ = ["Endgame", "Within", "endgames", "phase1_within7", "phase1_key", "phase2_key",
+           "layer_sizes", "TABLE_VERSION"]
 
 TABLE_VERSION = 1
 PHASE1_DEPTH, PHASE1_BITS = 6, 24  # 16 MB, 7 % of the slots used
@@ -38,13 +39,13 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: multiply, keep the
 
 
 def phase1_key(twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
-    """Return one integer per phase-1 position."""
-    return (twist * N_FLIP + flip) * N_SLICE + slc
+    """Return one integer (int64) per phase-1 position."""
+    return (twist.astype(np.int64) * N_FLIP + flip) * N_SLICE + slc
 
 
 def phase2_key(cperm: np.ndarray, udperm: np.ndarray, sliceperm: np.ndarray) -> np.ndarray:
-    """Return one integer per G1 position."""
-    return (cperm * N_UDPERM + udperm) * N_SLICEPERM + sliceperm
+    """Return one integer (int64) per G1 position."""
+    return (cperm.astype(np.int64) * N_UDPERM + udperm) * N_SLICEPERM + sliceperm
 
 
 def _slot(keys: np.ndarray, bits: int) -> np.ndarray:

@@ -17,8 +17,8 @@ from solver.errors import NoSolutionError
 from solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from solver.solve import Solution
 
-__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET",
-           "COST_SLACK", "GODS_NUMBER"]
+__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH",
+           "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP"]
 
 log = logging.getLogger(__name__)
 
@@ -112,12 +112,13 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
       that short, the best found after 0.1 seconds.
-    * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass or
-      the search is exhausted (then the answer is proven optimal); returns the best found.
+    * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass and
+      returns the best found. Phase 2 is tried at most 12 moves deep; when no phase-2 search
+      was cut short by that and the search runs out, the answer is proven optimal.
     * ``optimal=True``: a default-mode two-phase solution as an upper bound, then IDA* with
       lower bounds on all three axes until a shortest solution is proven (``optimal=True`` in
-      the answer). With ``timeout`` it stops at the deadline and
-      returns the best two-phase solution found on the way, with ``optimal=False``.
+      the answer). With ``timeout`` it stops at the deadline and returns the best two-phase
+      solution found on the way, with ``optimal=False``.
     * ``cost=f``: collects solutions up to two moves longer than the shortest found, for
       ``timeout`` seconds (one second without one), and returns the one with the smallest
       ``f(moves)``, the shorter one on ties. ``optimal`` is then False.
@@ -217,7 +218,8 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
         return Solution(chosen, metric, optimal=False)
     chosen = min(candidates, key=lambda m: (_length(m, metric), htm(m)))
     proven = proven and (metric == "htm" or all(m.turns != 2 for m in chosen))
-    return Solution(chosen, metric, optimal=proven and best is not None and htm(chosen) == htm(best))
+    proven = proven and best is not None and htm(chosen) == htm(best)
+    return Solution(chosen, metric, optimal=proven)
 
 
 def _no_solution_message(max_length: Optional[int], timeout: Optional[float],

@@ -21,7 +21,7 @@ import logging
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterator, Optional
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -72,34 +72,31 @@ class Found:
 
 @dataclass(frozen=True)
 class _Tables:
-    """The tables in the form the inner loops want: flat int64 move tables and index ramps."""
+    """The move tables in the form the inner loops want: int32 rows, one per coordinate value.
 
-    twist: np.ndarray  # (2187 * 18,): next twist at twist * 18 + move
-    flip: np.ndarray
-    slice: np.ndarray
-    cperm2: np.ndarray  # (40320 * 10,): phase-2 moves
-    udperm2: np.ndarray
-    sliceperm2: np.ndarray
-    node18: np.ndarray  # 0,0,...(18 times),1,1,...: the parent of each child slot
-    move18: np.ndarray  # 0..17 repeated: the move of each child slot
-    node10: np.ndarray
-    move10: np.ndarray
+    ``twist_rows[t]`` is the twist after each of the 18 moves; the rows of a whole array of
+    nodes are gathered at once, which copies contiguous memory instead of single entries.
+    """
+
+    twist_rows: np.ndarray  # (2187, 18) int32: the next twist of every move
+    flip_rows: np.ndarray
+    slice_rows: np.ndarray
+    cperm2_rows: np.ndarray  # (40320, 10) int32: phase-2 moves only
+    udperm2_rows: np.ndarray
+    sliceperm2_rows: np.ndarray
 
 
 @lru_cache(maxsize=1)
 def _tables() -> _Tables:
     moves = move_tables()
     phase2 = list(PHASE2_MOVES)
-    n2 = len(phase2)
 
-    def flat(table: np.ndarray) -> np.ndarray:
-        return table.astype(np.int64).ravel()
+    def rows(table: np.ndarray) -> np.ndarray:
+        return table.astype(np.int32)
 
     return _Tables(
-        flat(moves.twist), flat(moves.flip), flat(slice_moves()),
-        flat(moves.cperm[:, phase2]), flat(moves.udperm), flat(moves.sliceperm),
-        np.repeat(np.arange(CHUNK), N_MOVES), np.tile(np.arange(N_MOVES), CHUNK),
-        np.repeat(np.arange(CHUNK), n2), np.tile(np.arange(n2), CHUNK))
+        rows(moves.twist), rows(moves.flip), rows(slice_moves()),
+        rows(moves.cperm[:, phase2]), rows(moves.udperm), rows(moves.sliceperm))
 
 
 def _deadline_passed(deadline: Optional[float]) -> bool:
@@ -166,24 +163,25 @@ class TwoPhaseSearch:
         last = MOVE_FACE[path[:, -1]] if path.shape[1] else np.full(len(view), NO_FACE)
         # a last phase-2 move would make a shorter phase 1
         ok = (self._ok1_last if left == 1 else self._ok1)[view * (NO_FACE + 1) + last].ravel()
-        tables = self._t
-        node, move = tables.node18[:ok.size][ok], tables.move18[:ok.size][ok]
-        t = tables.twist[twist[node] * N_MOVES + move]
-        s = tables.slice[slc[node] * N_MOVES + move]
-        f = tables.flip[flip[node] * N_MOVES + move]
-        # the small pair tables stay in cache: they go first; near G1 the big endgame tables,
-        # which know (nearly) exact distances, then judge the few nodes left
-        keep = self._prune.twist_flip[t * N_FLIP + f] < left
-        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
-        keep = (self._prune.flip_slice[f * N_SLICE + s] < left) & \
-               (self._prune.twist_slice[t * N_SLICE + s] < left)
-        node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+        tables, prune = self._t, self._prune
+        # all 18 children of every node at once: whole table rows, one mask, one compression
+        t = tables.twist_rows[twist].ravel()
+        s = tables.slice_rows[slc].ravel()
+        f = tables.flip_rows[flip].ravel()
+        ok &= prune.twist_flip[t * N_FLIP + f] < left
+        ok &= prune.flip_slice[f * N_SLICE + s] < left
+        ok &= prune.twist_slice[t * N_SLICE + s] < left
+        index = np.flatnonzero(ok)
+        t, s, f = t[index], s[index], f[index]
+        # near G1 the big endgame tables, which know (nearly) exact distances, judge the few
+        # nodes the small, cache-resident pair tables let through
         if left - 1 <= self._end1.depth:
             keep = self._end1.bound(phase1_key(t, f, s)) < left
-            node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+            index, t, s, f = index[keep], t[keep], s[keep], f[keep]
         elif left - 1 == self._end1.depth + 1:
             keep = self._within7.may_contain(phase1_key(t, f, s))
-            node, move, t, s, f = node[keep], move[keep], t[keep], s[keep], f[keep]
+            index, t, s, f = index[keep], t[keep], s[keep], f[keep]
+        node, move = np.divmod(index, N_MOVES)
         child_path = np.column_stack([path[node], move.astype(np.uint8)])
         for start in range(0, len(node), CHUNK):
             part = slice(start, start + CHUNK)
@@ -216,34 +214,34 @@ class TwoPhaseSearch:
             ep = np.take_along_axis(ep, coords.MOVE_EP[moves], axis=1)
         return coords.cperm(cp), coords.udperm(ep), coords.sliceperm(ep)
 
-    def _expand2(self, cand: np.ndarray, cp: np.ndarray, ud: np.ndarray, sp: np.ndarray,
-                 last: np.ndarray, path: np.ndarray, left: int
+    def _expand2(self, batch_view: np.ndarray, cand: np.ndarray, cp: np.ndarray,
+                 ud: np.ndarray, sp: np.ndarray, last: np.ndarray, path: np.ndarray, left: int
                  ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield (candidate, path) of the phase-2 finishes of exactly ``left`` moves."""
         if _deadline_passed(self.deadline):
             raise SearchTimeout
         if left == 0:
             yield cand, path
             return
-        ok = (self._allowed2[self._cand_view[cand]] & self._order2[last]).ravel()
-        tables = self._t
-        n2 = len(PHASE2_MOVES)
-        node, move = tables.node10[:ok.size][ok], tables.move10[:ok.size][ok]
-        c = tables.cperm2[cp[node] * n2 + move]
-        s = tables.sliceperm2[sp[node] * n2 + move]
-        keep = self._prune.cperm_sliceperm[c * N_SLICEPERM + s] < left
-        node, move, c, s = node[keep], move[keep], c[keep], s[keep]
-        u = tables.udperm2[ud[node] * n2 + move]
-        keep = self._prune.udperm_sliceperm[u * N_SLICEPERM + s] < left
-        node, move, c, s, u = node[keep], move[keep], c[keep], s[keep], u[keep]
+        ok = (self._allowed2[batch_view[cand]] & self._order2[last]).ravel()
+        tables, prune = self._t, self._prune
+        c = tables.cperm2_rows[cp].ravel()
+        s = tables.sliceperm2_rows[sp].ravel()
+        u = tables.udperm2_rows[ud].ravel()
+        ok &= prune.cperm_sliceperm[c * N_SLICEPERM + s] < left
+        ok &= prune.udperm_sliceperm[u * N_SLICEPERM + s] < left
+        index = np.flatnonzero(ok)
+        c, s, u = c[index], s[index], u[index]
         if left - 1 <= self._end2.depth:
             keep = self._end2.bound(phase2_key(c, u, s)) < left
-            node, move, c, s, u = node[keep], move[keep], c[keep], s[keep], u[keep]
+            index, c, s, u = index[keep], c[keep], s[keep], u[keep]
+        node, move = np.divmod(index, len(PHASE2_MOVES))
         child_path = np.column_stack([path[node], move.astype(np.uint8)])
         faces = self._phase2_face[move]
         for start in range(0, len(node), CHUNK):
             part = slice(start, start + CHUNK)
-            yield from self._expand2(cand[node[part]], c[part], u[part], s[part], faces[part],
-                                     child_path[part], left - 1)
+            yield from self._expand2(batch_view, cand[node[part]], c[part], u[part], s[part],
+                                     faces[part], child_path[part], left - 1)
 
     def phase2(self, view: np.ndarray, path: np.ndarray, budget: int
                ) -> list[tuple[int, np.ndarray]]:
@@ -256,15 +254,14 @@ class TwoPhaseSearch:
         fits = np.flatnonzero(h <= budget)
         if fits.size == 0:
             return []
-        self._cand_view = view
         last = MOVE_FACE[path[:, -1]].astype(np.int64) if path.shape[1] \
             else np.full(len(view), NO_FACE, dtype=np.int64)
         for depth in range(int(h[fits].min()), budget + 1):
             live = fits[h[fits] <= depth]
             empty = np.zeros((len(live), 0), dtype=np.uint8)
             found: list[tuple[int, np.ndarray]] = []
-            for cand, moves in self._expand2(live, cp[live], ud[live], sp[live], last[live],
-                                             empty, depth):
+            for cand, moves in self._expand2(view, live, cp[live], ud[live], sp[live],
+                                             last[live], empty, depth):
                 phase2 = np.asarray(PHASE2_MOVES)[moves.astype(np.int64)]
                 found.extend(zip(cand.tolist(), phase2))
             if found:
