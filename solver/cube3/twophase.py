@@ -38,7 +38,7 @@ __all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout"]
 
 log = logging.getLogger(__name__)
 
-CHUNK = 40_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
+CHUNK = 4_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
 NO_FACE = 6  # "no previous move" in the face-order table
 
 
