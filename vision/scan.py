@@ -25,9 +25,15 @@ from vision.sampling import sample_stickers
 if TYPE_CHECKING:  # the classifier is only needed by scan_cube
     from calibration import Classification
 
-__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "classify_scan", "sticker_name"]
+__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "classify_scan",
+           "sticker_name"]
 
 log = logging.getLogger(__name__)
+
+# Two readings of different cubes with as many overruled stickers are too close to call when
+# their margins differ by less than this (cost units, about twice a log-likelihood: a lead under
+# 1 is a likelihood ratio under e^0.5, about 1.6 -- no evidence for one way of holding the face).
+_CLOSE_CALL = 1.0
 
 
 def sticker_name(index: int, size: int) -> str:
@@ -142,22 +148,46 @@ def scan_cube(camera: Camera, size: int, *, profile: Any = None, scheme: Any = N
               turned_faces: str = "UD") -> tuple["Classification", FaceScan]:
     """Return the classified cube and the scan it came from.
 
-    ``profile`` and ``scheme`` go to the colour classifier. When the pictures as taken do not
-    make a valid cube, the faces in ``turned_faces`` are tried a quarter, half and three
-    quarters turned (robots and people often photograph U and D turned), and the valid reading
-    with the largest margin is kept; the turns found are in each view's ``turns``. Raises
-    :class:`ScanError` naming the faces (and stickers) to re-shoot when a grid is not found or
-    no turn of the pictures gives a valid cube.
+    ``profile`` and ``scheme`` go to the colour classifier. Robots and people often photograph
+    U and D turned, and a turned picture can still read as a valid (but wrong) cube, so every
+    turn of the faces in ``turned_faces`` is weighed as :func:`classify_scan` says; the turns
+    found are in each view's ``turns``. Raises :class:`ScanError` naming the faces (and
+    stickers) to re-shoot when a grid is not found, no turn of the pictures gives a valid cube,
+    or two turns give different cubes with evidence too close to call.
     """
     scan = scan_faces(camera, size, sample_points=sample_points)
     return classify_scan(scan, profile=profile, scheme=scheme, turned_faces=turned_faces), scan
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """One way of holding the turnable pictures, and the valid cube the classifier read."""
+
+    turns: tuple[int, ...]  # quarter turns per face of turned_faces (U R F D L B order)
+    result: "Classification"
+    views: dict[str, FaceView]
+
+    def evidence(self) -> tuple[int, float, int]:
+        """Return the sort key: fewest overruled stickers, largest margin, fewest turns."""
+        return (len(self.result.overruled), -float(self.result.margin),
+                sum(k != 0 for k in self.turns))
+
+
 def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
                   turned_faces: str = "UD") -> "Classification":
-    """Return the classification of a scan, trying turned pictures as :func:`scan_cube` says.
+    """Return the classification of a scan, its turnable pictures held the way evidence says.
 
-    Sets the ``turns`` of the scan's views to the turns found. Raises :class:`ScanError`.
+    Each face in ``turned_faces`` is tried as taken and a quarter, half and three quarters
+    turned (all combinations: 16 readings for "UD"; the other faces stay as they are). The
+    classifier repairs a reading to the nearest valid cube, so a turned picture often still
+    reads as a valid cube -- a wrong one, paid for by stickers whose own clear colour the
+    cube's rules overruled, and by a small margin. The reading kept has the fewest overruled
+    stickers, then the largest margin, then the fewest turned pictures (the pictures as taken
+    win a tie). Sets the ``turns`` of the scan's views to the turns kept.
+
+    Raises :class:`ScanError`: naming the doubtful stickers when no turn gives a valid cube;
+    naming the faces whose turn is in doubt when the best reading and the best reading of a
+    *different* cube have as many overruled stickers and margins less than 1 apart. :class:`ValueError` for a letter that is not a face.
     """
     from calibration import DoubtfulStickersError, classify
     from solver import Cube
@@ -166,9 +196,10 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
     size = scan.size
     unknown = set(turned_faces) - set(FACE_LETTERS)
     if unknown:
-        raise ValueError(f"turned_faces may hold only face letters URFDLB, not {''.join(sorted(unknown))}")
+        raise ValueError("turned_faces may hold only face letters URFDLB, not "
+                         f"{''.join(sorted(unknown))}")
     first_error: ScanError | None = None
-    best: tuple[float, "Classification", dict[str, FaceView]] | None = None
+    readings: list[_Reading] = []
     faces = [f for f in FACE_LETTERS if f in turned_faces]
     original = dict(scan.views)
     for turns in itertools.product(range(4), repeat=len(faces)):
@@ -188,19 +219,40 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
                 first_error = _reshoot(sorted(int(i) for i in worst), size,
                                        f"the colours read do not make a real cube ({err})")
             continue
-        if best is None or result.margin > best[0]:
-            best = (float(result.margin), result, dict(scan.views))
-        if not any(turns):
-            break  # the pictures as taken make a valid cube: no need to guess turns
-    if best is None:
-        scan.views = original
+        readings.append(_Reading(turns, result, dict(scan.views)))
+    scan.views = original
+    if not readings:
         assert first_error is not None
         raise first_error
-    scan.views = best[2]
+    readings.sort(key=_Reading.evidence)
+    best = readings[0]
+    rival = next((r for r in readings if r.result.facelets != best.result.facelets), None)
+    if rival is not None:
+        log.debug("best reading %s (%d overruled, margin %.2f); best other cube %s (%d, %.2f)",
+                  best.turns, len(best.result.overruled), best.result.margin, rival.turns,
+                  len(rival.result.overruled), rival.result.margin)
+        if (len(rival.result.overruled) == len(best.result.overruled)
+                and best.result.margin - rival.result.margin < _CLOSE_CALL):
+            raise _too_close(faces, best, rival)
+    scan.views = best.views
     turned = {f: v.turns for f, v in scan.views.items() if v.turns}
     if turned:
-        log.info("pictures read as turned: %s", ", ".join(f"{f} by {k}/4" for f, k in turned.items()))
-    return best[1]
+        log.info("pictures read as turned: %s",
+                 ", ".join(f"{f} by {k}/4" for f, k in turned.items()))
+    return best.result
+
+
+def _too_close(faces: list[str], best: _Reading, rival: _Reading) -> ScanError:
+    """Return the error naming the faces whose turn two different cubes disagree on."""
+    doubtful = [f for f, a, b in zip(faces, best.turns, rival.turns) if a != b]
+    held = " and ".join(", ".join(f"{f} {'as taken' if k == 0 else f'turned {k}/4'}"
+                                  for f, k in zip(faces, r.turns)) for r in (best, rival))
+    return ScanError(
+        f"re-shoot face(s) {' '.join(doubtful)}: cannot tell which way the picture(s) were turned "
+        f"({held} read as two different cubes, {len(best.result.overruled)} sticker(s) "
+        f"overruled each, margins {best.result.margin:.1f} and {rival.result.margin:.1f}); "
+        "take them with the net's top row at the top of the picture",
+        faces=doubtful)
 
 
 def _reshoot(stickers: list[int], size: int, why: str) -> ScanError:
