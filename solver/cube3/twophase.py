@@ -70,6 +70,10 @@ class Found:
     phase1_length: int
 
 
+# the move permutations of corners and edges side by side, edges numbered 8..19
+_MOVE_PIECES = np.column_stack([coords.MOVE_CP, coords.MOVE_EP + 8]).astype(np.intp)
+
+
 @dataclass(frozen=True)
 class _Tables:
     """The move tables in the form the inner loops want: int32 rows, one per coordinate value.
@@ -136,6 +140,8 @@ class TwoPhaseSearch:
         self._ok1_last = self._ok1 & ~self._is_phase2
         arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
         self._cp = np.concatenate([a[0] for a in arrays])
+        # corners then edges (numbered 8..19) in one row, so one gather turns both
+        self._pieces = np.column_stack([self._cp, np.concatenate([a[2] for a in arrays]) + 8])
         self._co = np.concatenate([a[1] for a in arrays])
         self._ep = np.concatenate([a[2] for a in arrays])
         self._eo = np.concatenate([a[3] for a in arrays])
@@ -207,11 +213,12 @@ class TwoPhaseSearch:
         return np.maximum(bound, self._end2.bound(phase2_key(cp, ud, sp)))
 
     def _g1_coordinates(self, view: np.ndarray, path: np.ndarray) -> tuple[np.ndarray, ...]:
-        cp, ep = self._cp[view], self._ep[view]
+        """Return (cperm, udperm, sliceperm) where each phase-1 path ends."""
+        pieces = self._pieces[view]
+        rows = np.arange(len(view))[:, None]
         for j in range(path.shape[1]):
-            moves = path[:, j].astype(np.int64)
-            cp = np.take_along_axis(cp, coords.MOVE_CP[moves], axis=1)
-            ep = np.take_along_axis(ep, coords.MOVE_EP[moves], axis=1)
+            pieces = pieces[rows, _MOVE_PIECES[path[:, j]]]
+        cp, ep = pieces[:, :8], pieces[:, 8:] - 8
         return coords.cperm(cp), coords.udperm(ep), coords.sliceperm(ep)
 
     def _expand2(self, batch_view: np.ndarray, cand: np.ndarray, cp: np.ndarray,
