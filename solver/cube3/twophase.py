@@ -250,11 +250,12 @@ class TwoPhaseSearch:
             yield from self._expand2(batch_view, cand[node[part]], c[part], u[part], s[part],
                                      faces[part], child_path[part], left - 1)
 
-    def phase2(self, view: np.ndarray, path: np.ndarray, budget: int
+    def phase2(self, view: np.ndarray, path: np.ndarray, budget: int, every: bool = True
                ) -> list[tuple[int, np.ndarray]]:
         """Return (candidate index, phase-2 moves) of the shortest finishes within ``budget``.
 
-        All candidates that finish in the shortest length found are returned.
+        All candidates that finish in the shortest length found are returned, or with
+        ``every`` false just the first one met.
         """
         cp, ud, sp = self._g1_coordinates(view, path)
         h = self._phase2_bound(cp, ud, sp)
@@ -271,6 +272,8 @@ class TwoPhaseSearch:
                                              last[live], empty, depth):
                 phase2 = np.asarray(PHASE2_MOVES)[moves.astype(np.int64)]
                 found.extend(zip(cand.tolist(), phase2))
+                if not every:
+                    break
             if found:
                 return found
         return []
@@ -293,7 +296,7 @@ class TwoPhaseSearch:
                     break
                 if self.phase2_cap is not None and budget > self.phase2_cap:
                     budget, self._truncated = self.phase2_cap, True
-                for cand, phase2 in self.phase2(view, path, budget):
+                for cand, phase2 in self.phase2(view, path, budget, every):
                     v = self.views[int(view[cand])]
                     in_view = coords.move_names(np.concatenate([path[cand], phase2]))
                     total = len(in_view)
