@@ -7,19 +7,14 @@ from pathlib import Path
 import numpy as np
 
 from solver import net
+from vision.overlay import LABEL_BGR
 from solver.notation import FACE_LETTERS
 
 __all__ = ["FACE_BGR", "ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
 
-#: Display colours of the faces in the Western scheme (white up, green front), as BGR.
-FACE_BGR = {
-    "U": (255, 255, 255),
-    "R": (40, 30, 200),
-    "F": (60, 170, 20),
-    "D": (20, 220, 250),
-    "L": (10, 120, 255),
-    "B": (200, 80, 10),
-}
+#: Display colours of the faces in the Western scheme (white up, green front), as BGR: the
+#: same swatches the scan overlays use, so every picture of a cube agrees.
+FACE_BGR = LABEL_BGR
 _ANSI = {"U": "47;30", "R": "41;97", "F": "42;30", "D": "103;30", "L": "48;5;208;30", "B": "44;97"}
 
 # where each face sits in the 4x3 cross of the unfolded net, in face units
