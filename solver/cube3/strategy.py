@@ -110,8 +110,9 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
 
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
-      (or ``max_length``, if smaller), typically in a few tens of milliseconds; if none is
-      that short, the best found after 0.1 seconds.
+      (or ``max_length``, if smaller), typically within ten milliseconds, else the best of
+      at most 21 moves found in 0.1 seconds. If there is none, the search starts again
+      accepting any length and returns the best found 0.1 seconds after its first solution.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass and
       returns the best found. Phase 2 is tried at most 12 moves deep; when no phase-2 search
       was cut short by that and the search runs out, the answer is proven optimal.
@@ -170,33 +171,26 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     candidates: list[tuple[Move, ...]] = [short] if short is not None else []
     collecting = cost is not None
     keep_going = collecting or (timeout is not None and not optimal)
-    search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
-                            bound=min(_LOOSE_BOUND, limit) if max_length is not None
-                            else _LOOSE_BOUND, deadline=deadline,
-                            phase2_cap=PHASE2_CAP)
     goal = DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length)
+    loose = _LOOSE_BOUND if max_length is None else min(_LOOSE_BOUND, limit)
     if collecting and deadline is None:
-        deadline = search.deadline = _deadline(DEFAULT_COST_BUDGET)
-    started = time.perf_counter()
-    best: Optional[tuple[Move, ...]] = None
-    try:
-        for found in search.solutions(every=collecting):
-            moves = simplify(found.moves)
-            if max_length is not None and _length(moves, metric) > max_length:
-                continue
-            candidates.append(moves)
-            if best is None or htm(moves) < htm(best):
-                best = moves
-                log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)
-            if not keep_going:
-                soft = started + DEFAULT_SOFT_BUDGET
-                search.deadline = soft if deadline is None else min(deadline, soft)
-            if collecting:
-                search.bound = min(search.bound, htm(best) + COST_SLACK)
-            elif not keep_going and htm(best) <= goal:
-                break
-    except SearchTimeout:
-        log.debug("two-phase: deadline passed")
+        deadline = _deadline(DEFAULT_COST_BUDGET)
+    # the default mode looks only for solutions at most one move over the goal, for a while
+    soft = None if keep_going else time.perf_counter() + DEFAULT_SOFT_BUDGET
+    first_deadline = soft if deadline is None else min(deadline, soft or deadline)
+    search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
+                            bound=loose if keep_going else min(goal + 1, loose),
+                            deadline=first_deadline, phase2_cap=PHASE2_CAP)
+    best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
+                          candidates)
+    if best is None and not keep_going and search.bound < loose and not (
+            deadline is not None and time.perf_counter() > deadline):
+        # nothing that short in the soft budget: take any length, and improve on the first
+        # solution for one more soft budget
+        search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces, bound=loose,
+                                deadline=deadline, phase2_cap=PHASE2_CAP)
+        best = _run_two_phase(search, metric, max_length, goal, True, collecting, candidates,
+                              settle=DEFAULT_SOFT_BUDGET)
     proven = search.exhausted and not collecting
 
     if optimal and not proven:
@@ -220,6 +214,39 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     proven = proven and (metric == "htm" or all(m.turns != 2 for m in chosen))
     proven = proven and best is not None and htm(chosen) == htm(best)
     return Solution(chosen, metric, optimal=proven)
+
+
+def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int], goal: int,
+                   keep_going: bool, collecting: bool, candidates: list[tuple[Move, ...]],
+                   settle: Optional[float] = None) -> Optional[tuple[Move, ...]]:
+    """Return the shortest solution the search yields (also added to ``candidates``).
+
+    Stops at the first solution within ``goal`` unless ``keep_going``; with ``collecting``
+    keeps every solution up to COST_SLACK moves longer than the best; with ``settle``, stops
+    that many seconds after the first solution. Returns None when the deadline passed or the
+    search ran out before any solution.
+    """
+    best: Optional[tuple[Move, ...]] = None
+    try:
+        for found in search.solutions(every=collecting):
+            moves = simplify(found.moves)
+            if max_length is not None and _length(moves, metric) > max_length:
+                continue
+            candidates.append(moves)
+            if best is None and settle is not None:
+                settled = time.perf_counter() + settle
+                search.deadline = settled if search.deadline is None \
+                    else min(search.deadline, settled)
+            if best is None or htm(moves) < htm(best):
+                best = moves
+                log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)
+            if collecting:
+                search.bound = min(search.bound, htm(best) + COST_SLACK)
+            elif not keep_going and htm(best) <= goal:
+                break
+    except SearchTimeout:
+        log.debug("two-phase: deadline passed")
+    return best
 
 
 def _no_solution_message(max_length: Optional[int], timeout: Optional[float],
