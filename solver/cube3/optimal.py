@@ -23,7 +23,9 @@ from solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
 from solver.cube3.endgame import endgames, phase1_key, phase1_within7
 from solver.cube3.movetables import move_tables
 from solver.cube3.pruning import pruning_tables
-from solver.cube3.twophase import CHUNK, NO_FACE, SearchTimeout, face_order_allowed
+from solver.cube3.twophase import (
+    CHUNK, MAX_PAIR_DISTANCE, NO_FACE, SearchTimeout, face_order_allowed,
+)
 from solver.cube3.views import View, move_map, view_cube
 from solver.cubie import CubieCube
 from solver.notation import FACE_LETTERS, FACE_MOVES, Move
@@ -33,7 +35,6 @@ __all__ = ["OptimalSearch"]
 log = logging.getLogger(__name__)
 
 N_AXES = 3
-MAX_PAIR_DISTANCE = 9  # the largest entry of the phase-1 pair tables
 
 
 class OptimalSearch:

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
-SHORT_OPTIMAL_DEPTH = 9  # positions this close to solved are always solved optimally
+SHORT_OPTIMAL_DEPTH = 8  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
 DEFAULT_SOFT_BUDGET = 0.1  # seconds after which the default mode settles for the best found
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
@@ -105,7 +105,7 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
            cost: Optional[Callable[[Sequence[Move]], float]] = None, **unknown: Any) -> Solution:
     """Return a solution of a 3x3 (moves to solved), found by two-phase or optimal search.
 
-    Every mode first runs a short optimal search: a cube within 9 half turns of solved gets a
+    Every mode first runs a short optimal search: a cube within 8 half turns of solved gets a
     proven shortest solution (``optimal=True``), a solved cube the empty one. Otherwise:
 
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the

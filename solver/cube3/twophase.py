@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 CHUNK = 4_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
 NO_FACE = 6  # "no previous move" in the face-order table
+MAX_PAIR_DISTANCE = 9  # the largest entry of the phase-1 pair tables
 
 
 class SearchTimeout(Exception):
@@ -174,9 +175,10 @@ class TwoPhaseSearch:
         t = tables.twist_rows[twist].ravel()
         s = tables.slice_rows[slc].ravel()
         f = tables.flip_rows[flip].ravel()
-        ok &= prune.twist_flip[t * N_FLIP + f] < left
-        ok &= prune.flip_slice[f * N_SLICE + s] < left
-        ok &= prune.twist_slice[t * N_SLICE + s] < left
+        if left <= MAX_PAIR_DISTANCE:  # further out the pair tables cannot cut anything
+            ok &= prune.twist_flip[t * N_FLIP + f] < left
+            ok &= prune.flip_slice[f * N_SLICE + s] < left
+            ok &= prune.twist_slice[t * N_SLICE + s] < left
         index = np.flatnonzero(ok)
         t, s, f = t[index], s[index], f[index]
         # near G1 the big endgame tables, which know (nearly) exact distances, judge the few
