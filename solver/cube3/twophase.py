@@ -3,21 +3,22 @@
 Phase 1 brings a cube into G1 = <U, D, R2, L2, F2, B2> (twist, flip and slice solved); phase
 2 solves it inside G1 with those ten moves. Instead of visiting nodes one at a time, each step
 takes a whole array of nodes, forms all their children at once from the move tables, and keeps
-the children whose pruning-table bound still fits the depth left. Six views of the cube (three
-axes, each also inverted) are searched in the same arrays, so the shortest phase-1 solutions of
-all six come first. A phase-1 solution enters phase 2 only when ``length + phase-2 bound`` fits
-under the best total found so far.
+the children whose bound still fits the depth left: first the small pair tables, then, near
+the goal, the hashed endgame tables (:mod:`~solver.cube3.endgame`). Six views of the cube
+(three axes, each also inverted) are searched in the same arrays, so the shortest phase-1
+solutions of all six come first. A phase-1 solution enters phase 2 only when ``length +
+phase-2 bound`` fits under the best total found so far.
 
 Phase-1 solutions of length ``L1`` are generated for ``L1 = 0, 1, 2 ...``, each batch ends in
 phase 2 with the shortest phase-2 finish inside the current bound; the search stops when
 ``L1`` passes the bound. At that point no two-phase solution within the bound is left, and
 every solution of the cube is a two-phase solution (its prefix up to the last quarter turn of
-R, L, F or B ends in G1), so an exhausted search proves that the best found is optimal.
+R, L, F or B ends in G1), so an exhausted search proves that the best found is optimal --
+unless ``phase2_cap`` cut a phase-2 search short, which the search then remembers.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,8 +36,6 @@ from solver.cubie import CubieCube
 from solver.notation import Move
 
 __all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout"]
-
-log = logging.getLogger(__name__)
 
 CHUNK = 4_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
 NO_FACE = 6  # "no previous move" in the face-order table
@@ -140,15 +139,12 @@ class TwoPhaseSearch:
         self._ok1 = (self._allowed[:, None, :] & self._order[None, :, :]).reshape(-1, N_MOVES)
         self._ok1_last = self._ok1 & ~self._is_phase2
         arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
-        self._cp = np.concatenate([a[0] for a in arrays])
+        cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
         # corners then edges (numbered 8..19) in one row, so one gather turns both
-        self._pieces = np.column_stack([self._cp, np.concatenate([a[2] for a in arrays]) + 8])
-        self._co = np.concatenate([a[1] for a in arrays])
-        self._ep = np.concatenate([a[2] for a in arrays])
-        self._eo = np.concatenate([a[3] for a in arrays])
-        self._root_twist = coords.twist(self._co)
-        self._root_flip = coords.flip(self._eo)
-        self._root_slice = coords.slice_sorted(self._ep) // N_SLICEPERM
+        self._pieces = np.column_stack([cp, ep + 8])
+        self._root_twist = coords.twist(co)
+        self._root_flip = coords.flip(eo)
+        self._root_slice = coords.slice_sorted(ep) // N_SLICEPERM
 
     # -- phase 1 -------------------------------------------------------------------------
 
