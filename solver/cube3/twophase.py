@@ -138,6 +138,8 @@ class TwoPhaseSearch:
         # moves allowed after each (view, last face), in one table: row view * 7 + face
         self._ok1 = (self._allowed[:, None, :] & self._order[None, :, :]).reshape(-1, N_MOVES)
         self._ok1_last = self._ok1 & ~self._is_phase2
+        self._ok2 = (self._allowed2[:, None, :] & self._order2[None, :, :]).reshape(
+            -1, len(PHASE2_MOVES))
         arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
         cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
         # corners then edges (numbered 8..19) in one row, so one gather turns both
@@ -171,6 +173,11 @@ class TwoPhaseSearch:
         t = tables.twist_rows[twist].ravel()
         s = tables.slice_rows[slc].ravel()
         f = tables.flip_rows[flip].ravel()
+        if left == 1:  # the children must be in G1, where all three coordinates are 0
+            index = np.flatnonzero(ok & ((t | s | f) == 0))
+            yield view[index // N_MOVES], np.column_stack(
+                [path[index // N_MOVES], (index % N_MOVES).astype(np.uint8)])
+            return
         if left <= MAX_PAIR_DISTANCE:  # further out the pair tables cannot cut anything
             ok &= prune.twist_flip[t * N_FLIP + f] < left
             ok &= prune.flip_slice[f * N_SLICE + s] < left
@@ -228,7 +235,7 @@ class TwoPhaseSearch:
         if left == 0:
             yield cand, path
             return
-        ok = (self._allowed2[batch_view[cand]] & self._order2[last]).ravel()
+        ok = self._ok2[batch_view[cand] * (NO_FACE + 1) + last].ravel()
         tables, prune = self._t, self._prune
         c = tables.cperm2_rows[cp].ravel()
         s = tables.sliceperm2_rows[sp].ravel()
