@@ -26,7 +26,7 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 8  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.1  # seconds after which the default mode settles for the best found
+DEFAULT_SOFT_BUDGET = 0.05  # processor seconds after which the default mode settles
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
 COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
 _LOOSE_BOUND = 30  # two-phase bound before any solution is known
@@ -111,8 +111,9 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically within ten milliseconds, else the best of
-      at most 21 moves found in 0.1 seconds. If there is none, the search starts again
-      accepting any length and returns the best found 0.1 seconds after its first solution.
+      at most 21 moves found in 0.05 seconds of processor time. If there is none, the search
+      starts again accepting any length and returns the best found 0.05 processor seconds
+      after its first solution.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass and
       returns the best found. Phase 2 is tried at most 12 moves deep; when no phase-2 search
       was cut short by that and the search runs out, the answer is proven optimal.
@@ -175,12 +176,12 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     loose = _LOOSE_BOUND if max_length is None else min(_LOOSE_BOUND, limit)
     if collecting and deadline is None:
         deadline = _deadline(DEFAULT_COST_BUDGET)
-    # the default mode looks only for solutions at most one move over the goal, for a while
-    soft = None if keep_going else time.perf_counter() + DEFAULT_SOFT_BUDGET
-    first_deadline = soft if deadline is None else min(deadline, soft or deadline)
+    # the default mode looks only for solutions at most one move over the goal, for a while;
+    # that while is processor time, so a busy machine does not make the answers longer
+    soft = None if keep_going else time.process_time() + DEFAULT_SOFT_BUDGET
     search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
                             bound=loose if keep_going else min(goal + 1, loose),
-                            deadline=first_deadline, phase2_cap=PHASE2_CAP)
+                            deadline=deadline, cpu_deadline=soft, phase2_cap=PHASE2_CAP)
     best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
                           candidates)
     if best is None and not keep_going and search.bound < loose and not (
@@ -234,9 +235,7 @@ def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int
                 continue
             candidates.append(moves)
             if best is None and settle is not None:
-                settled = time.perf_counter() + settle
-                search.deadline = settled if search.deadline is None \
-                    else min(search.deadline, settled)
+                search.cpu_deadline = time.process_time() + settle
             if best is None or htm(moves) < htm(best):
                 best = moves
                 log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)

@@ -103,23 +103,25 @@ def _tables() -> _Tables:
         rows(moves.cperm[:, phase2]), rows(moves.udperm), rows(moves.sliceperm))
 
 
-def _deadline_passed(deadline: Optional[float]) -> bool:
-    return deadline is not None and time.perf_counter() > deadline
 
 
 class TwoPhaseSearch:
     """A two-phase search over several views of one cube.
 
     ``bound`` is the longest total length still wanted; the caller lowers it as solutions come
-    in (see :meth:`solutions`). ``phase2_cap`` limits phase 2 to that many moves, which finds
+    in (see :meth:`solutions`). ``deadline`` is wall-clock time (``time.perf_counter``);
+    ``cpu_deadline`` is processor time (``time.process_time``), a budget of work that does not
+    shrink when other programs share the processor. ``phase2_cap`` limits phase 2 to that many moves, which finds
     a first solution sooner but gives up the proof that an exhausted search is optimal.
     """
 
     def __init__(self, cubies: CubieCube, views: tuple[View, ...], faces: str,
                  bound: int, deadline: Optional[float] = None,
+                 cpu_deadline: Optional[float] = None,
                  phase2_cap: Optional[int] = None) -> None:
         self.bound = bound
-        self.deadline = deadline
+        self.deadline = deadline  # time.perf_counter() value
+        self.cpu_deadline = cpu_deadline  # time.process_time() value: a budget of work
         self.phase2_cap = phase2_cap
         self.exhausted = False
         self._truncated = False
@@ -148,6 +150,13 @@ class TwoPhaseSearch:
         self._root_flip = coords.flip(eo)
         self._root_slice = coords.slice_sorted(ep) // N_SLICEPERM
 
+    def _check_time(self) -> None:
+        """Raise SearchTimeout when the deadline or the CPU-time budget has passed."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout
+        if self.cpu_deadline is not None and time.process_time() > self.cpu_deadline:
+            raise SearchTimeout
+
     # -- phase 1 -------------------------------------------------------------------------
 
     def _phase1_bound(self, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
@@ -160,8 +169,7 @@ class TwoPhaseSearch:
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield (view, path) of the phase-1 solutions that finish these nodes in ``left`` moves."""
-        if _deadline_passed(self.deadline):
-            raise SearchTimeout
+        self._check_time()
         if left == 0:
             yield view, path
             return
@@ -230,8 +238,7 @@ class TwoPhaseSearch:
                  ud: np.ndarray, sp: np.ndarray, last: np.ndarray, path: np.ndarray, left: int
                  ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield (candidate, path) of the phase-2 finishes of exactly ``left`` moves."""
-        if _deadline_passed(self.deadline):
-            raise SearchTimeout
+        self._check_time()
         if left == 0:
             yield cand, path
             return
