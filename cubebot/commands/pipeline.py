@@ -64,8 +64,9 @@ def _finish(report: RunReport, args: argparse.Namespace) -> int:
             print(_net(report.rig_facelets))
         if report.pictures:
             print(f"Pictures: {report.pictures[-1].parent}/ (pipeline.png shows the whole run)")
-        print("SOLVED" if report.solved else "NOT SOLVED")
-    return 0 if report.solved else 1
+        print("SOLVED" if report.solved else "NOT SOLVED" if report.checked else
+              "MOVES MADE (not checked: look at the cube)")
+    return 0 if report.solved or not report.checked else 1
 
 
 def _demo(args: argparse.Namespace) -> int:

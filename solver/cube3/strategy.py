@@ -128,6 +128,9 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
       the views in which a missing face needs nothing but half turns in phase 2.
     * ``max_length=n``: no answer longer than ``n`` moves (in ``metric``).
 
+    Time budgets count searching only: the tables are loaded, or built on first use, before
+    the clock starts.
+
     Lengths and the comparisons between solutions use ``metric``; the searches count half
     turns, so with ``metric="qtm"`` an answer is never marked optimal unless it is also optimal
     in the half-turn metric and has no half turns.
@@ -148,6 +151,8 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     if cost is not None and not callable(cost):
         raise ValueError("cost must be a function from a move sequence to a number")
     allowed = _check_faces(faces)
+    # the budget is for searching: tables are loaded (built, the first time) before it starts
+    load_tables()
     deadline = _deadline(timeout)
     # a length in either metric bounds the half-turn length from above
     limit = GODS_NUMBER if max_length is None else max_length
