@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterator, Optional, Protocol, Union
 from calibration import Classification
 from cubebot.render import summary_image, write_image, write_net_png
 from robot import Faults, ProtocolError, Rig, RigModel, SimulatedRig, StreamReport, rig_time
-from solver import Cube, NoSolutionError, Solution, solve
+from solver import Cube, NoSolutionError, Solution, load_tables, solve
+from solver.tables import cache_dir
 from vision import (
     Camera,
     Conditions,
@@ -259,6 +260,9 @@ def run_demo(size: int = 3, seed: int = 0, *, conditions: Optional[Conditions] =
         if report.scanned != truth.facelets:
             raise PipelineError("the scan does not match the virtual cube: "
                                 f"read {report.scanned}, truth {truth.facelets}")
+        with steps.step("tables", "loading the solver's tables (built on first use)") as out:
+            load_tables(size)
+            out.append(f"ready in {cache_dir()}")
         with steps.step("solve", f"for rig {model.name!r}, budget {budget:g}s") as out:
             report.solution = solve_for_rig(report.scanned, model, budget=budget)
             out.append(f"{report.solution} ({len(report.solution)} moves, "

@@ -24,12 +24,12 @@ from solver.errors import (
 )
 from solver.geometry import Corner, Edge
 from solver.notation import Face, Move, format_moves, htm, invert, parse_moves, qtm, simplify
-from solver.solve import Solution, distance, scramble, solve
+from solver.solve import Solution, distance, load_tables, scramble, solve
 
 __all__ = [
     "Cube", "CubieCube", "SOLVED_2", "SOLVED_3", "net",
     "Face", "Corner", "Edge", "Move", "parse_moves", "format_moves", "invert", "simplify",
-    "htm", "qtm", "Solution", "solve", "distance", "scramble",
+    "htm", "qtm", "Solution", "solve", "distance", "scramble", "load_tables",
     "CubeError", "InvalidMoveError", "FaceletError", "NotAFaceletStringError",
     "ImpossibleCubeError", "UnknownPieceError", "DuplicatePieceError", "TwistedCornerError",
     "FlippedEdgeError", "ParityError", "SolveError", "NoSolutionError",

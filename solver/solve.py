@@ -12,7 +12,7 @@ from solver.cube import Cube
 from solver.errors import NoSolutionError, SolveError
 from solver.notation import Move, format_moves, htm, invert, qtm, simplify
 
-__all__ = ["Solution", "solve", "distance", "scramble", "as_cube"]
+__all__ = ["Solution", "solve", "distance", "scramble", "as_cube", "load_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,26 @@ def distance(cube: CubeLike, metric: str = "htm") -> int:
     if start.size != 2:
         raise ValueError("distance() reads the 2x2 table; for a 3x3 use solve(cube, optimal=True)")
     return cube2.distance(start.cubies, metric)
+
+
+def load_tables(size: int = 3, metric: str = "htm") -> None:
+    """Load the tables the solver of this size needs (building them on first use).
+
+    Solving loads them anyway; calling this first lets a program show the wait as its own
+    step, and keeps the first solve's time budget for searching.
+
+    Raises:
+        ValueError: a size other than 2 or 3, or an unknown metric.
+    """
+    _check_metric(metric)
+    if size == 2:
+        cube2.distance_table(metric)
+    elif size == 3:
+        from solver.cube3 import load_tables as load_cube3_tables
+
+        load_cube3_tables()
+    else:
+        raise ValueError(f"size={size!r}: cubebot solves 2x2 (size 2) and 3x3 (size 3) cubes")
 
 
 def scramble(size: int = 3, seed: Union[int, random.Random, None] = None,

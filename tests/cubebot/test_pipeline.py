@@ -35,7 +35,7 @@ def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
     assert report.solved
     assert Cube(report.rig_facelets).is_solved
     assert Cube(report.truth).apply(report.solution.moves).is_solved
-    assert [s.name for s in report.steps] == ["scan", "solve", "rig", "stream", "verify"]
+    assert [s.name for s in report.steps] == ["scan", "tables", "solve", "rig", "stream", "verify"]
 
 
 def test_demo_survives_a_noisy_serial_line() -> None:

@@ -75,3 +75,10 @@ def test_quarter_turn_solution_prints_half_turns_as_one_move() -> None:
     solution = solve(Cube.solved(2).apply("R2 U"), metric="qtm")
     assert str(solution) == "U' R2"
     assert len(solution) == 3
+
+
+def test_load_tables_refuses_an_unknown_size() -> None:
+    from solver import load_tables
+
+    with pytest.raises(ValueError, match="size=4"):
+        load_tables(4)
