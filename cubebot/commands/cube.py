@@ -7,13 +7,13 @@ import json
 import sys
 
 from cubebot.render import ansi_net, write_net_png
-from solver import Cube, format_moves, scramble, solve
+from solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
 
 
 def _print_net(facelets: str) -> None:
-    print(ansi_net(facelets) if sys.stdout.isatty() else Cube(facelets).__str__())
+    print(ansi_net(facelets) if sys.stdout.isatty() else net(facelets))
 
 
 def _solve(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from calibration import Classification
 from cubebot.pipeline import PipelineError, RunReport, run_demo, run_rig
 from cubebot.render import ansi_net
 from robot import Faults, RobotError
-from solver import Cube, Solution
+from solver import Solution, net
 from solver.progress import Progress
 from vision import Conditions, DeviceCamera, FolderCamera, SamplePoints
 
@@ -52,7 +52,7 @@ class TerminalListener:
 
 
 def _net(facelets: str) -> str:
-    return ansi_net(facelets) if sys.stdout.isatty() else str(Cube(facelets))
+    return ansi_net(facelets) if sys.stdout.isatty() else net(facelets)
 
 
 def _finish(report: RunReport, args: argparse.Namespace) -> int:
