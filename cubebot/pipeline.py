@@ -32,8 +32,8 @@ from vision import (
     write_overlays,
 )
 
-__all__ = ["Listener", "StepRecord", "RunReport", "PipelineError", "scan", "solve_for_rig",
-           "stream", "run_demo", "run_rig"]
+__all__ = ["Listener", "StepRecord", "RunReport", "PipelineError", "PresentedCamera", "scan",
+           "solve_for_rig", "stream", "run_demo", "run_rig"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,37 @@ class _Silent:
 
     def streaming(self, done: int, total: int) -> None:
         log.debug("streamed %d/%d", done, total)
+
+
+class PresentedCamera:
+    """A camera that sees each face only once it has been put in front of it.
+
+    A fixed camera reads whatever is in view; ``present(face)`` is called before each face is
+    read, to ask a person to show it (and wait) or a rig to turn it into view.
+    """
+
+    def __init__(self, camera: Camera, present: Callable[[str], None]) -> None:
+        self.camera = camera
+        self.present = present
+
+    def read_face(self, face: str) -> Any:
+        """Return a frame of ``face``, after asking for it to be shown."""
+        self.present(face)
+        return self.camera.read_face(face)
+
+    def read(self) -> Any:
+        """Return the next frame of the camera."""
+        return self.camera.read()
+
+    def close(self) -> None:
+        """Close the camera."""
+        self.camera.close()
+
+    def __enter__(self) -> "PresentedCamera":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True)

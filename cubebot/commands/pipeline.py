@@ -8,12 +8,12 @@ import sys
 from typing import Optional
 
 from calibration import Classification
-from cubebot.pipeline import PipelineError, RunReport, run_demo, run_rig
+from cubebot.pipeline import PipelineError, PresentedCamera, RunReport, run_demo, run_rig
 from cubebot.render import ansi_net
 from robot import Faults, RobotError
 from solver import Solution, net
 from solver.progress import Progress
-from vision import Conditions, DeviceCamera, FolderCamera, SamplePoints
+from vision import Camera, Conditions, DeviceCamera, FolderCamera, SamplePoints
 
 __all__ = ["register", "USER_ERRORS"]
 
@@ -94,13 +94,23 @@ def _ask(classification: Classification, solution: Solution, assume_yes: bool) -
     return answer in ("y", "yes")
 
 
+def _show_face(face: str) -> None:
+    if not sys.stdin.isatty():
+        raise PipelineError("a scan with a fixed camera needs each face shown to it: run in a "
+                            "terminal, or take six photos and use --images DIR")
+    input(f"Show face {face} to the camera (the net's top row at the top), then press Enter ")
+
+
 def _run(args: argparse.Namespace) -> int:
+    points = SamplePoints.load(args.sample_points) if args.sample_points else None
+    camera: Camera
     if args.images:
         camera = FolderCamera(args.images)
     else:
         source = int(args.camera) if args.camera.isdigit() else args.camera
         camera = DeviceCamera(source, args.backend)
-    points = SamplePoints.load(args.sample_points) if args.sample_points else None
+        if points is not None:
+            camera = PresentedCamera(camera, _show_face)
     guided = bool(args.camera) and points is None
     profile = False if args.no_profile else args.profile
     with camera:

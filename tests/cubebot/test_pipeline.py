@@ -143,3 +143,14 @@ def test_rig_failure_mid_stream_stops_with_a_clear_message(
     assert status == 2
     assert err.startswith("cubebot: error:") and err.count("\n") == 1
     assert message in err.lower()
+
+
+def test_fixed_camera_faces_are_asked_for_one_by_one() -> None:
+    from cubebot.pipeline import PresentedCamera, scan
+
+    cube = Cube.random(3, 12)
+    shown: list[str] = []
+    camera = PresentedCamera(SyntheticCamera(cube, seed=12), shown.append)
+    classification, _ = scan(camera, 3, profile=False)
+    assert shown == list("URFDLB")
+    assert classification.facelets == cube.facelets
