@@ -154,3 +154,9 @@ def test_fixed_camera_faces_are_asked_for_one_by_one() -> None:
     classification, _ = scan(camera, 3, profile=False)
     assert shown == list("URFDLB")
     assert classification.facelets == cube.facelets
+
+
+def test_demo_on_a_five_motor_rig_never_turns_the_missing_face() -> None:
+    report = run_demo(3, 4, rig="five-motor", budget=0.5, time_scale=0.0)
+    assert report.solved
+    assert all(move.name != "B" for move in report.solution.moves)
