@@ -18,7 +18,8 @@ from solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from solver.solve import Solution
 
 __all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH",
-           "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP"]
+           "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP",
+           "DEFAULT_PHASE2_CAP"]
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,10 @@ SHORT_OPTIMAL_DEPTH = 8  # positions this close to solved are always solved opti
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
 DEFAULT_SOFT_BUDGET = 0.05  # processor seconds after which the default mode settles
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
+# the default mode's first search stops phase 2 one move sooner: a 12-move finish needs the
+# 11-move search of the same candidates to fail first, and on random cubes it makes the solves
+# ~6 % faster on average (a fifth at the median) with the same mean length
+DEFAULT_PHASE2_CAP = 11
 COST_SLACK = 2  # with a cost, candidates up to this many moves longer than the best count
 _LOOSE_BOUND = 30  # two-phase bound before any solution is known
 
@@ -186,7 +191,8 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     soft = None if keep_going else time.process_time() + DEFAULT_SOFT_BUDGET
     search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
                             bound=loose if keep_going else min(goal + 1, loose),
-                            deadline=deadline, cpu_deadline=soft, phase2_cap=PHASE2_CAP)
+                            deadline=deadline, cpu_deadline=soft,
+                            phase2_cap=PHASE2_CAP if keep_going else DEFAULT_PHASE2_CAP)
     best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
                           candidates)
     if best is None and not keep_going and search.bound < loose and not (
