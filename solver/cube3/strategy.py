@@ -27,7 +27,7 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 8  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.05  # processor seconds after which the default mode settles
+DEFAULT_SOFT_BUDGET = 0.035  # processor seconds after which the default mode settles
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
 # the default mode's first search stops phase 2 one move sooner: a 12-move finish needs the
 # 11-move search of the same candidates to fail first, and on random cubes it makes the solves
@@ -116,8 +116,8 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically within ten milliseconds, else the best of
-      at most 21 moves found in 0.05 seconds of processor time. If there is none, the search
-      starts again accepting any length and returns the best found 0.05 processor seconds
+      at most 21 moves found in 0.035 seconds of processor time. If there is none, the search
+      starts again accepting any length and returns the best found 0.035 processor seconds
       after its first solution.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass and
       returns the best found. Phase 2 is tried at most 12 moves deep; when no phase-2 search
