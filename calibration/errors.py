@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from solver.notation import FACE_LETTERS
+from solver.geometry import sticker_name
 
 __all__ = ["CalibrationError", "SampleError", "SchemeError", "ProfileError",
            "NotFittedError", "DoubtfulStickersError", "sticker_name"]
@@ -28,12 +28,6 @@ class ProfileError(CalibrationError):
 
 class NotFittedError(CalibrationError, AttributeError):
     """A classifier was asked to predict before it was fitted."""
-
-
-def sticker_name(index: int, size: int) -> str:
-    """Return a sticker's short name, face letter and 1-based number, e.g. ``"U3"``."""
-    face, rest = divmod(index, size * size)
-    return f"{FACE_LETTERS[face]}{rest + 1}"
 
 
 class DoubtfulStickersError(CalibrationError):

@@ -25,7 +25,7 @@ __all__ = [
     "corner_facelets",
     "edge_facelets",
     "centre_facelets",
-    "position_name",
+    "sticker_name",
 ]
 
 N_CORNERS = 8  # corner pieces of any cube
@@ -174,9 +174,7 @@ def centre_facelets() -> tuple[int, ...]:
     return tuple(face * 9 + 4 for face in range(6))
 
 
-def position_name(index: int, size: int) -> str:
-    """Return a human name of a sticker, e.g. ``"U3 (row 1, column 3 of U)"``."""
-    per_face = size * size
-    face, rest = divmod(index, per_face)
-    row, col = divmod(rest, size)
-    return f"{FACE_LETTERS[face]}{rest + 1} (row {row + 1}, column {col + 1} of {FACE_LETTERS[face]})"
+def sticker_name(index: int, size: int) -> str:
+    """Return a sticker's short name: its face letter and 1-based number, e.g. ``"F5"``."""
+    face, rest = divmod(index, size * size)
+    return f"{FACE_LETTERS[face]}{rest + 1}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
+from solver.geometry import sticker_name
 from solver.notation import FACE_LETTERS
 from vision.cameras import Camera
 from vision.errors import GridNotFoundError, ScanError
@@ -34,12 +35,6 @@ log = logging.getLogger(__name__)
 # their margins differ by less than this (cost units, about twice a log-likelihood: a lead under
 # 1 is a likelihood ratio under e^0.5, about 1.6 -- no evidence for one way of holding the face).
 _CLOSE_CALL = 1.0
-
-
-def sticker_name(index: int, size: int) -> str:
-    """Return a person's name for facelet ``index``: face letter and 1-based place, e.g. ``F5``."""
-    per_face = size * size
-    return f"{FACE_LETTERS[index // per_face]}{index % per_face + 1}"
 
 
 @dataclass(frozen=True)
