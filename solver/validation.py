@@ -8,7 +8,8 @@ centres (3x3) or by the corner at DBL (2x2). :func:`read_cubies` reads face lett
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Mapping, Optional
+from functools import lru_cache
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 from solver.errors import (
     DuplicatePieceError,
@@ -138,6 +139,7 @@ def normalise(text: str, size: Optional[int] = None) -> tuple[str, dict[str, str
     return faces, {face: symbol for symbol, face in mapping.items()}
 
 
+@lru_cache(maxsize=None)
 def _corner_table(size: int) -> dict[tuple[str, ...], tuple[int, int]]:
     table = {}
     for piece, stickers in enumerate(corner_facelets(size)):
@@ -148,6 +150,7 @@ def _corner_table(size: int) -> dict[tuple[str, ...], tuple[int, int]]:
     return table
 
 
+@lru_cache(maxsize=None)
 def _edge_table() -> dict[tuple[str, ...], tuple[int, int]]:
     table = {}
     for piece, stickers in enumerate(edge_facelets()):
@@ -190,30 +193,13 @@ def read_cubies(
     from solver.cubie import CubieCube, permutation_parity
 
     symbols = symbols or {f: f for f in FACE_LETTERS}
-    corner_table = _corner_table(size)
-    cp, co = [], []
-    for pos, stickers in enumerate(corner_facelets(size)):
-        seen = tuple(faces[i] for i in stickers)
-        if seen not in corner_table:
-            where = "-".join(Corner(pos).name)
-            raise UnknownPieceError(_unknown_piece("corner", where, seen, symbols))
-        piece, twist = corner_table[seen]
-        cp.append(piece)
-        co.append(twist)
-    _check_unique("corner", cp, [c.name for c in Corner], symbols)
+    cp, co = _read_pieces("corner", faces, corner_facelets(size), _corner_table(size),
+                          [c.name for c in Corner], symbols)
     ep: list[int] = []
     eo: list[int] = []
     if size == 3:
-        edge_table = _edge_table()
-        for pos, stickers in enumerate(edge_facelets()):
-            seen = tuple(faces[i] for i in stickers)
-            if seen not in edge_table:
-                where = "-".join(Edge(pos).name)
-                raise UnknownPieceError(_unknown_piece("edge", where, seen, symbols))
-            piece, flip = edge_table[seen]
-            ep.append(piece)
-            eo.append(flip)
-        _check_unique("edge", ep, [e.name for e in Edge], symbols)
+        ep, eo = _read_pieces("edge", faces, edge_facelets(), _edge_table(),
+                              [e.name for e in Edge], symbols)
     if sum(co) % 3:
         direction = "clockwise" if sum(co) % 3 == 1 else "counter-clockwise"
         raise TwistedCornerError(
@@ -234,6 +220,27 @@ def read_cubies(
             "swapped (two edges or two corners); a real cube cannot be solved like this"
         )
     return CubieCube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
+
+
+def _read_pieces(kind: str, faces: str, positions: Sequence[Sequence[int]],
+                 table: Mapping[tuple[str, ...], tuple[int, int]], names: list[str],
+                 symbols: Mapping[str, str]) -> tuple[list[int], list[int]]:
+    """Return (piece at each position, its orientation), each piece checked to be real and once.
+
+    Raises:
+        UnknownPieceError: a position shows colours no piece has.
+        DuplicatePieceError: a piece appears twice.
+    """
+    pieces, orientations = [], []
+    for pos, stickers in enumerate(positions):
+        seen = tuple(faces[i] for i in stickers)
+        if seen not in table:
+            raise UnknownPieceError(_unknown_piece(kind, "-".join(names[pos]), seen, symbols))
+        piece, orientation = table[seen]
+        pieces.append(piece)
+        orientations.append(orientation)
+    _check_unique(kind, pieces, names, symbols)
+    return pieces, orientations
 
 
 def _check_unique(kind: str, pieces: list[int], names: list[str], symbols: Mapping[str, str]) -> None:
