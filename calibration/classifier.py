@@ -9,7 +9,7 @@
 * a white balance / exposure per face (a face turned into shadow or a warmer lamp);
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
-  the least cost (:mod:`calibration.pieces`); for a 2x2 also the way the six colour classes sit
+  the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
   on the cube (opposite pairs and handedness, 30 possibilities, the scheme's preferred).
 
 :func:`classify` wraps it for the pipeline and returns a :class:`Classification`.
@@ -30,14 +30,14 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
-from calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
-from calibration.errors import DoubtfulStickersError, NotFittedError, SchemeError
-from calibration.pieces import label_pieces, piece_tables
-from calibration.profile import ColourProfile, ProfileLike, resolve_profile
-from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
-from solver.cube import Cube
-from solver.geometry import centre_facelets
-from solver.notation import FACE_LETTERS
+from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
+from cubebot.calibration.errors import DoubtfulStickersError, NotFittedError, SchemeError
+from cubebot.calibration.pieces import label_pieces, piece_tables
+from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
+from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from cubebot.solver.cube import Cube
+from cubebot.solver.geometry import centre_facelets
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourClassifier", "Classification", "classify"]
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from calibration.errors import SampleError
+from cubebot.calibration.errors import SampleError
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from solver.geometry import sticker_name
+from cubebot.solver.geometry import sticker_name
 
 __all__ = ["CalibrationError", "SampleError", "SchemeError", "ProfileError",
            "NotFittedError", "DoubtfulStickersError", "sticker_name"]

@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from solver.geometry import centre_facelets, corner_facelets, edge_facelets
+from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 
 __all__ = ["PieceLabelling", "label_pieces", "piece_tables"]
 

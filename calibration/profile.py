@@ -20,10 +20,10 @@ from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from calibration.colour_space import linear_to_lab, srgb_to_linear
-from calibration.errors import ProfileError
-from calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
-from solver.notation import FACE_LETTERS
+from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
+from cubebot.calibration.errors import ProfileError
+from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourProfile", "ProfileLike", "CONFIG_ENV", "config_dir", "default_profile_path",
            "resolve_profile", "learn_profile"]
@@ -198,7 +198,7 @@ def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
         SampleError, ImpossibleCubeError, DoubtfulStickersError: a scan cannot be used.
         ProfileError: no scan given.
     """
-    from calibration.classifier import ColourClassifier
+    from cubebot.calibration.classifier import ColourClassifier
 
     chosen = start.scheme if start is not None and scheme is None else load_scheme(scheme)
     totals = np.zeros((6, 3))

@@ -16,9 +16,9 @@ from typing import Mapping, Sequence, Union
 
 import numpy as np
 
-from calibration.errors import SchemeError
-from solver.geometry import centre_facelets, move_permutation
-from solver.notation import FACE_LETTERS, Move
+from cubebot.calibration.errors import SchemeError
+from cubebot.solver.geometry import centre_facelets, move_permutation
+from cubebot.solver.notation import FACE_LETTERS, Move
 
 __all__ = ["ColourScheme", "SchemeLike", "load_scheme", "scheme_names", "orientations",
            "NAMED_COLOURS"]
@@ -149,13 +149,13 @@ def _read_colour(face: str, colour: object) -> tuple[str, tuple[int, int, int]]:
 
 def scheme_names() -> list[str]:
     """Return the names of the built-in schemes."""
-    folder = resources.files("calibration") / "schemes"
+    folder = resources.files(__package__) / "schemes"
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 @lru_cache(maxsize=None)
 def _builtin(name: str) -> ColourScheme:
-    folder = resources.files("calibration") / "schemes"
+    folder = resources.files(__package__) / "schemes"
     return ColourScheme.from_json(json.loads((folder / f"{name}.json").read_text()))
 
 

@@ -16,10 +16,10 @@ from typing import Optional
 
 import numpy as np
 
-from calibration.colour_space import linear_to_srgb, srgb_to_linear
-from calibration.scheme import SchemeLike, load_scheme
-from solver.cube import Cube
-from solver.notation import FACE_LETTERS
+from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.scheme import SchemeLike, load_scheme
+from cubebot.solver.cube import Cube
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan"]
 

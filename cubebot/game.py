@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TextIO
 
-from solver import Cube, InvalidMoveError, distance, parse_moves
+from cubebot.solver import Cube, InvalidMoveError, distance, parse_moves
 
 __all__ = ["Player", "Game"]
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Protocol, Union
 
-from calibration import Classification
+from cubebot.calibration import Classification
 from cubebot.render import summary_image, write_image, write_net_png
-from robot import Faults, ProtocolError, Rig, RigModel, SimulatedRig, StreamReport, rig_time
-from solver import Cube, NoSolutionError, Solution, load_tables, solve
-from solver.tables import cache_dir
-from vision import (
+from cubebot.robot import Faults, ProtocolError, Rig, RigModel, SimulatedRig, StreamReport, rig_time
+from cubebot.solver import Cube, NoSolutionError, Solution, load_tables, solve
+from cubebot.solver.tables import cache_dir
+from cubebot.vision import (
     Camera,
     Conditions,
     FaceScan,

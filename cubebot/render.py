@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import net
-from vision.overlay import LABEL_BGR
-from solver.notation import FACE_LETTERS
+from cubebot.solver import net
+from cubebot.vision.overlay import LABEL_BGR
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["FACE_BGR", "ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
 

@@ -1,6 +1,6 @@
 """The rig: models and plans, the exactly-once wire protocol, the host client, the simulator.
 
->>> from robot import RigModel, plan
+>>> from cubebot.robot import RigModel, plan
 >>> str(plan("U D' R2", RigModel.load("six-motor")))
 "U D' | R2"
 
@@ -10,7 +10,7 @@ Importing the package registers the ``rigsim://`` URL scheme with pyserial, so
 
 import serial
 
-from robot.errors import (
+from cubebot.robot.errors import (
     EmergencyStopError,
     EndStopError,
     MissingMotorError,
@@ -25,14 +25,14 @@ from robot.errors import (
     StallError,
     UnplannableMoveError,
 )
-from robot.faults import Faults
-from robot.host import Rig, RigInfo, StreamReport
-from robot.model import RigModel, builtin_models
-from robot.plan import Plan, Slot, plan, rig_time
-from robot.simulator import SimulatedRig
+from cubebot.robot.faults import Faults
+from cubebot.robot.host import Rig, RigInfo, StreamReport
+from cubebot.robot.model import RigModel, builtin_models
+from cubebot.robot.plan import Plan, Slot, plan, rig_time
+from cubebot.robot.simulator import SimulatedRig
 
-if "robot.urlhandler" not in serial.protocol_handler_packages:
-    serial.protocol_handler_packages.append("robot.urlhandler")
+if "cubebot.robot.urlhandler" not in serial.protocol_handler_packages:
+    serial.protocol_handler_packages.append("cubebot.robot.urlhandler")
 
 __all__ = [
     "RigModel", "builtin_models", "Plan", "Slot", "plan", "rig_time",

@@ -32,7 +32,7 @@ __all__ = [
 class RobotError(Exception):
     """Base of every error raised while talking to a rig.
 
-    ``report`` holds the partial :class:`~robot.host.StreamReport` when the error ended a
+    ``report`` holds the partial :class:`~cubebot.robot.host.StreamReport` when the error ended a
     stream (how many moves the rig had accepted), else None.
     """
 

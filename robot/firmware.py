@@ -4,7 +4,7 @@
 sequenced frame only when its number is the next one, answers a repeat from its replay cache
 without executing it again, and asks for a resend on a gap. Moves wait in a queue and turn the
 firmware's own cube when their motor time has passed. The transport (a pseudo-terminal or the
-in-process URL handler) lives in :mod:`robot.simulator`.
+in-process URL handler) lives in :mod:`cubebot.robot.simulator`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Optional
 
-from robot.faults import Faults
-from robot.model import RigModel
-from robot.protocol import PROTOCOL_VERSION, SEQ_MODULUS, Frame, FrameParser, encode, seq_after
-from solver.cube import Cube
-from solver.errors import InvalidMoveError
-from solver.notation import Move, parse_moves
+from cubebot.robot.faults import Faults
+from cubebot.robot.model import RigModel
+from cubebot.robot.protocol import PROTOCOL_VERSION, SEQ_MODULUS, Frame, FrameParser, encode, seq_after
+from cubebot.solver.cube import Cube
+from cubebot.solver.errors import InvalidMoveError
+from cubebot.solver.notation import Move, parse_moves
 
 __all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
 

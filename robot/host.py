@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Callable, Optional, Union
 
-from robot.errors import (
+from cubebot.robot.errors import (
     EmergencyStopError,
     EndStopError,
     MissingMotorError,
@@ -33,11 +33,11 @@ from robot.errors import (
     RobotError,
     StallError,
 )
-from robot.link import Link, RigInfo
-from robot.model import RigModel
-from robot.plan import Plan, plan
-from robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
-from solver.notation import MoveSequence
+from cubebot.robot.link import Link, RigInfo
+from cubebot.robot.model import RigModel
+from cubebot.robot.plan import Plan, plan
+from cubebot.robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
+from cubebot.solver.notation import MoveSequence
 
 __all__ = ["Rig", "RigInfo", "StreamReport", "ProgressCallback"]
 
@@ -291,7 +291,7 @@ class Rig:
     # -- streaming --------------------------------------------------------------------------
 
     def plan(self, moves: MoveSequence) -> Plan:
-        """Return the rig's plan for ``moves`` (see :func:`robot.plan.plan`)."""
+        """Return the rig's plan for ``moves`` (see :func:`cubebot.robot.plan.plan`)."""
         if self.model is None:
             raise RigConnectionError("the rig is not open: use `with Rig(url) as rig:`")
         return plan(moves, self.model)

@@ -18,14 +18,14 @@ from typing import Optional, Union
 import serial
 import serial.threaded
 
-from robot.errors import (
+from cubebot.robot.errors import (
     EmergencyStopError,
     ProtocolError,
     RigConnectionError,
     RigResetError,
     RigTimeoutError,
 )
-from robot.protocol import Frame, FrameParser, encode
+from cubebot.robot.protocol import Frame, FrameParser, encode
 
 __all__ = ["Link", "RigInfo"]
 

@@ -16,8 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Union
 
-from robot.errors import RigModelError
-from solver.notation import FACE_LETTERS
+from cubebot.robot.errors import RigModelError
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["RigModel", "builtin_models", "turn_seconds"]
 
@@ -125,7 +125,7 @@ class RigModel:
         builtins = builtin_models()
         if text_name in builtins:
             source = f"built-in rig model {text_name!r}"
-            text = resources.files("robot").joinpath("rigs", f"{text_name}.json").read_text()
+            text = resources.files(__package__).joinpath("rigs", f"{text_name}.json").read_text()
         else:
             path = Path(text_name)
             if not path.is_file():
@@ -161,5 +161,5 @@ class RigModel:
 
 def builtin_models() -> tuple[str, ...]:
     """Return the names of the rig models shipped with cubebot."""
-    folder = resources.files("robot").joinpath("rigs")
+    folder = resources.files(__package__).joinpath("rigs")
     return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json")))

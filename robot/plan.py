@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from robot.errors import UnplannableMoveError
-from robot.model import RigModel
-from solver.notation import Move, MoveSequence, as_moves, format_moves
+from cubebot.robot.errors import UnplannableMoveError
+from cubebot.robot.model import RigModel
+from cubebot.solver.notation import Move, MoveSequence, as_moves, format_moves
 
 __all__ = ["Slot", "Plan", "plan", "rig_time"]
 

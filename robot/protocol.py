@@ -16,7 +16,7 @@ import binascii
 from dataclasses import dataclass, field
 from typing import Optional
 
-from robot.errors import ProtocolError
+from cubebot.robot.errors import ProtocolError
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -3,7 +3,7 @@
 ``with SimulatedRig() as sim:`` starts a background thread that runs :class:`Firmware` behind
 a pty (``sim.port`` is its ``/dev/pts/N`` path, opened by the host like any serial device) and
 behind the in-process URL ``sim.url`` (``rigsim://NAME``, served by the pyserial handler in
-:mod:`robot.urlhandler.protocol_rigsim`). Both transports pass through the same
+:mod:`cubebot.robot.urlhandler.protocol_rigsim`). Both transports pass through the same
 :class:`FaultyWire` pair, and the rig can be unplugged, plugged back and reset on demand.
 """
 
@@ -22,9 +22,9 @@ import weakref
 from types import TracebackType
 from typing import Optional, Union
 
-from robot.faults import Faults, FaultyWire
-from robot.firmware import ExecutedSlot, Firmware
-from robot.model import RigModel
+from cubebot.robot.faults import Faults, FaultyWire
+from cubebot.robot.firmware import ExecutedSlot, Firmware
+from cubebot.robot.model import RigModel
 
 __all__ = ["SimulatedRig", "find_simulated_rig"]
 

@@ -1,14 +1,14 @@
 """The cube itself and every solver: notation, facelets, cubies, validation, tables, search.
 
->>> from solver import Cube, solve
+>>> from cubebot.solver import Cube, solve
 >>> cube = Cube.solved(2).apply("R U R' U'")
 >>> str(solve(cube))
 "U R U' R'"
 """
 
-from solver.cube import SOLVED_2, SOLVED_3, Cube, net
-from solver.cubie import CubieCube
-from solver.errors import (
+from cubebot.solver.cube import SOLVED_2, SOLVED_3, Cube, net
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.errors import (
     CubeError,
     DuplicatePieceError,
     FaceletError,
@@ -22,9 +22,9 @@ from solver.errors import (
     TwistedCornerError,
     UnknownPieceError,
 )
-from solver.geometry import Corner, Edge
-from solver.notation import Face, Move, format_moves, htm, invert, parse_moves, qtm, simplify
-from solver.solve import Solution, distance, load_tables, scramble, solve
+from cubebot.solver.geometry import Corner, Edge
+from cubebot.solver.notation import Face, Move, format_moves, htm, invert, parse_moves, qtm, simplify
+from cubebot.solver.solve import Solution, distance, load_tables, scramble, solve
 
 __all__ = [
     "Cube", "CubieCube", "SOLVED_2", "SOLVED_3", "net",

@@ -8,10 +8,10 @@ from typing import Optional, Union
 
 import numpy as np
 
-from solver.cubie import CubieCube
-from solver.geometry import move_permutation
-from solver.notation import FACE_LETTERS, MoveSequence, as_moves
-from solver.validation import normalise, parse_facelets
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.geometry import move_permutation
+from cubebot.solver.notation import FACE_LETTERS, MoveSequence, as_moves
+from cubebot.solver.validation import normalise, parse_facelets
 
 __all__ = ["Cube", "SOLVED_2", "SOLVED_3"]
 

@@ -16,11 +16,11 @@ from typing import Optional
 
 import numpy as np
 
-from solver.cubie import CubieCube, move_cubie
-from solver.geometry import Corner
-from solver.notation import Move
-from solver.progress import Progress
-from solver.tables import load_or_build
+from cubebot.solver.cubie import CubieCube, move_cubie
+from cubebot.solver.geometry import Corner
+from cubebot.solver.notation import Move
+from cubebot.solver.progress import Progress
+from cubebot.solver.tables import load_or_build
 
 __all__ = ["N_PERM", "N_TWIST", "N_STATES", "METRICS", "distance_table", "coordinate",
            "distance", "solve_optimal", "TABLE_VERSION"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from solver.geometry import N_CORNERS, N_EDGES, corner_facelets, edge_facelets, move_permutation
-from solver.notation import FACE_LETTERS, Move
+from cubebot.solver.geometry import N_CORNERS, N_EDGES, corner_facelets, edge_facelets, move_permutation
+from cubebot.solver.notation import FACE_LETTERS, Move
 
 __all__ = ["CubieCube", "permutation_parity", "move_cubie"]
 
@@ -170,7 +170,7 @@ def move_cubie(move: Move, size: int) -> CubieCube:
     """
     if move.is_rotation:
         raise ValueError(f"{move} is a whole-cube rotation; it has no cubie form")
-    from solver.validation import read_cubies  # the reader lives with the checks
+    from cubebot.solver.validation import read_cubies  # the reader lives with the checks
 
     solved = "".join(f * size * size for f in FACE_LETTERS)
     perm = move_permutation(move, size)

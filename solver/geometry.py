@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.notation import FACE_LETTERS, Face, Move
+from cubebot.solver.notation import FACE_LETTERS, Face, Move
 
 __all__ = [
     "Corner",

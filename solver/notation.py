@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
 
-from solver.errors import InvalidMoveError
+from cubebot.solver.errors import InvalidMoveError
 
 __all__ = [
     "Face",

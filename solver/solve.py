@@ -7,10 +7,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
-from solver import cube2
-from solver.cube import Cube
-from solver.errors import NoSolutionError, SolveError
-from solver.notation import Move, format_moves, htm, invert, qtm, simplify
+from cubebot.solver import cube2
+from cubebot.solver.cube import Cube
+from cubebot.solver.errors import NoSolutionError, SolveError
+from cubebot.solver.notation import Move, format_moves, htm, invert, qtm, simplify
 
 __all__ = ["Solution", "solve", "distance", "scramble", "as_cube", "load_tables"]
 
@@ -123,7 +123,7 @@ def solve(cube: CubeLike, *, metric: str = "htm", target: Optional[CubeLike] = N
     if start.size == 2:
         solution = _solve2(relative, metric, dict(options))
     else:
-        from solver.cube3 import solve3  # the two-phase solver is imported on first 3x3 use
+        from cubebot.solver.cube3 import solve3  # the two-phase solver is imported on first 3x3 use
 
         solution = solve3(relative, metric=metric, **options)
     reached = start.apply(solution.moves)
@@ -160,7 +160,7 @@ def load_tables(size: int = 3, metric: str = "htm") -> None:
     if size == 2:
         cube2.distance_table(metric)
     elif size == 3:
-        from solver.cube3 import load_tables as load_cube3_tables
+        from cubebot.solver.cube3 import load_tables as load_cube3_tables
 
         load_cube3_tables()
     else:

@@ -2,7 +2,7 @@
 
 :func:`normalise` turns any scan (face letters or six colour symbols) into face letters by the
 centres (3x3) or by the corner at DBL (2x2). :func:`read_cubies` reads face letters into a
-:class:`~solver.cubie.CubieCube` and reports which piece is wrong and why.
+:class:`~cubebot.solver.cubie.CubieCube` and reports which piece is wrong and why.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
-from solver.errors import (
+from cubebot.solver.errors import (
     DuplicatePieceError,
     FlippedEdgeError,
     NotAFaceletStringError,
@@ -19,7 +19,7 @@ from solver.errors import (
     TwistedCornerError,
     UnknownPieceError,
 )
-from solver.geometry import (
+from cubebot.solver.geometry import (
     N_CORNERS,
     N_EDGES,
     Corner,
@@ -28,10 +28,10 @@ from solver.geometry import (
     corner_facelets,
     edge_facelets,
 )
-from solver.notation import FACE_LETTERS
+from cubebot.solver.notation import FACE_LETTERS
 
 if TYPE_CHECKING:
-    from solver.cubie import CubieCube
+    from cubebot.solver.cubie import CubieCube
 
 __all__ = ["normalise", "read_cubies", "parse_facelets", "COLOUR_NAMES"]
 
@@ -190,7 +190,7 @@ def read_cubies(
         DuplicatePieceError: a piece appears twice.
         TwistedCornerError, FlippedEdgeError, ParityError: the cube was taken apart.
     """
-    from solver.cubie import CubieCube, permutation_parity
+    from cubebot.solver.cubie import CubieCube, permutation_parity
 
     symbols = symbols or {f: f for f in FACE_LETTERS}
     cp, co = _read_pieces("corner", faces, corner_facelets(size), _corner_table(size),

@@ -29,7 +29,7 @@ def shared_data() -> Path:
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point the table cache at an empty folder and drop tables held in memory."""
-    from solver import tables
+    from cubebot.solver import tables
 
     monkeypatch.setenv(tables.CACHE_ENV, str(tmp_path / "cache"))
     tables.forget_loaded()

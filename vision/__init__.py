@@ -1,7 +1,7 @@
 """Vision: cameras, sticker-grid detection and sampling, scans and overlays.
 
->>> from solver import Cube
->>> from vision import SyntheticCamera, scan_cube
+>>> from cubebot.solver import Cube
+>>> from cubebot.vision import SyntheticCamera, scan_cube
 >>> cube = Cube.random(3, seed=7)
 >>> result, scan = scan_cube(SyntheticCamera(cube, seed=7), 3, profile=False)
 >>> result.facelets == cube.facelets
@@ -28,15 +28,15 @@ Public API:
   :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).
 """
 
-from vision.cameras import BACKENDS, Camera, DeviceCamera, FolderCamera, has_display
-from vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
-from vision.grid import Grid, detect_grid, grid_from_corners
-from vision.guided import GuidedScan, run_guided_scan
-from vision.overlay import draw_overlay, write_overlays
-from vision.sample_points import SamplePoints, SamplePointsError
-from vision.sampling import sample_stickers
-from vision.scan import FaceScan, FaceView, classify_scan, scan_cube, scan_face, scan_faces, sticker_name
-from vision.synthetic import Conditions, SyntheticCamera
+from cubebot.vision.cameras import BACKENDS, Camera, DeviceCamera, FolderCamera, has_display
+from cubebot.vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
+from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
+from cubebot.vision.guided import GuidedScan, run_guided_scan
+from cubebot.vision.overlay import draw_overlay, write_overlays
+from cubebot.vision.sample_points import SamplePoints, SamplePointsError
+from cubebot.vision.sampling import sample_stickers
+from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_cube, scan_face, scan_faces, sticker_name
+from cubebot.vision.synthetic import Conditions, SyntheticCamera
 
 __all__ = [
     "Camera", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",

@@ -18,8 +18,8 @@ from typing import Protocol, Union, runtime_checkable
 import cv2
 import numpy as np
 
-from solver.notation import FACE_LETTERS
-from vision.errors import CameraError
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.errors import CameraError
 
 __all__ = ["Camera", "DeviceCamera", "FolderCamera", "IMAGE_EXTENSIONS", "BACKENDS",
            "has_display"]

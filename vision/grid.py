@@ -26,7 +26,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from vision.errors import GridNotFoundError
+from cubebot.vision.errors import GridNotFoundError
 
 __all__ = ["Grid", "detect_grid", "grid_from_corners", "WORK_SIDE"]
 

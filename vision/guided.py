@@ -19,12 +19,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from solver.notation import FACE_LETTERS
-from vision.cameras import Camera, has_display
-from vision.errors import GridNotFoundError, NoDisplayError, ScanError, VisionError
-from vision.grid import Grid
-from vision.overlay import draw_overlay, letter_swatches
-from vision.scan import FaceScan, FaceView, classify_scan, scan_face
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.cameras import Camera, has_display
+from cubebot.vision.errors import GridNotFoundError, NoDisplayError, ScanError, VisionError
+from cubebot.vision.grid import Grid
+from cubebot.vision.overlay import draw_overlay, letter_swatches
+from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_face
 
 __all__ = ["GuidedScan", "run_guided_scan", "HOLD_HINTS", "KEY_ACCEPT", "KEY_BACK", "KEY_QUIT"]
 
@@ -156,7 +156,7 @@ class GuidedScan:
     def _review_key(self, key: int) -> None:
         letter = chr(key).upper() if 0 < key < 256 else ""
         if key in KEY_ACCEPT:
-            from solver import Cube
+            from cubebot.solver import Cube
 
             try:
                 Cube(self.facelets or "")

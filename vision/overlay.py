@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 import cv2
 import numpy as np
 
-from solver.notation import FACE_LETTERS
-from vision.grid import Grid
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.grid import Grid
 
 if TYPE_CHECKING:
-    from vision.scan import FaceScan
+    from cubebot.vision.scan import FaceScan
 
 __all__ = ["draw_overlay", "write_overlays", "letter_swatches", "LABEL_BGR"]
 

@@ -22,8 +22,8 @@ from typing import Mapping, Sequence, Union
 
 import numpy as np
 
-from solver.notation import FACE_LETTERS
-from vision.grid import Grid, detect_grid, grid_from_corners
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 
 __all__ = ["SamplePoints", "SamplePointsError", "default_sample_points_path"]
 
@@ -57,7 +57,7 @@ class SamplePoints:
     def from_frame(cls, frame: np.ndarray, size: int, face: str = _ANY_FACE) -> "SamplePoints":
         """Return sample points found by detecting the grid in a calibration frame.
 
-        Raises :class:`~vision.errors.GridNotFoundError` when the frame shows no grid.
+        Raises :class:`~cubebot.vision.errors.GridNotFoundError` when the frame shows no grid.
         """
         grid = detect_grid(frame, size)
         return cls(size, {face: _as_tuples(grid.corners)})
@@ -113,7 +113,7 @@ class SamplePoints:
 
 def default_sample_points_path() -> Path:
     """Return where ``cubebot calibrate camera`` saves sample points unless told otherwise."""
-    from calibration.profile import config_dir
+    from cubebot.calibration.profile import config_dir
 
     return config_dir() / "camera.json"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.grid import Grid
+from cubebot.vision.grid import Grid
 
 __all__ = ["sample_stickers", "INNER_FRACTION"]
 

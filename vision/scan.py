@@ -3,7 +3,7 @@
 :func:`scan_faces` asks a camera for the six faces in U R F D L B order, finds each face's grid
 (or takes it from fixed sample points) and samples its stickers; :func:`scan_cube` hands the
 colours to the colour classifier and returns a valid facelet string, or raises
-:class:`~vision.errors.ScanError` naming the faces and stickers to re-shoot.
+:class:`~cubebot.vision.errors.ScanError` naming the faces and stickers to re-shoot.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from solver.geometry import sticker_name
-from solver.notation import FACE_LETTERS
-from vision.cameras import Camera
-from vision.errors import GridNotFoundError, ScanError
-from vision.grid import Grid, detect_grid
-from vision.sample_points import SamplePoints
-from vision.sampling import sample_stickers
+from cubebot.solver.geometry import sticker_name
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.cameras import Camera
+from cubebot.vision.errors import GridNotFoundError, ScanError
+from cubebot.vision.grid import Grid, detect_grid
+from cubebot.vision.sample_points import SamplePoints
+from cubebot.vision.sampling import sample_stickers
 
 if TYPE_CHECKING:  # the classifier is only needed by scan_cube
-    from calibration import Classification
+    from cubebot.calibration import Classification
 
 __all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "classify_scan",
            "sticker_name"]
@@ -184,9 +184,9 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
     naming the faces whose turn is in doubt when the best reading and the best reading of a
     *different* cube have as many overruled stickers and margins less than 1 apart. :class:`ValueError` for a letter that is not a face.
     """
-    from calibration import DoubtfulStickersError, classify
-    from solver import Cube
-    from solver.errors import FaceletError
+    from cubebot.calibration import DoubtfulStickersError, classify
+    from cubebot.solver import Cube
+    from cubebot.solver.errors import FaceletError
 
     size = scan.size
     unknown = set(turned_faces) - set(FACE_LETTERS)

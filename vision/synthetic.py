@@ -17,9 +17,9 @@ from typing import Iterator
 import cv2
 import numpy as np
 
-from solver import Cube
-from solver.notation import FACE_LETTERS
-from vision.errors import CameraError
+from cubebot.solver import Cube
+from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.errors import CameraError
 
 __all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb"]
 

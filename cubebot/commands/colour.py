@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from calibration import ColourProfile, classify, default_profile_path, learn_profile
-from calibration.errors import SampleError, sticker_name
-from calibration.scheme import scheme_names
-from solver import Cube
+from cubebot.calibration import ColourProfile, classify, default_profile_path, learn_profile
+from cubebot.calibration.errors import SampleError, sticker_name
+from cubebot.calibration.scheme import scheme_names
+from cubebot.solver import Cube
 
 __all__ = ["register", "read_scan_file"]
 
@@ -92,7 +92,7 @@ def _photo_scan(folder: str, size: int, solved: bool,
     A scrambled cube is read here, pictures turned as needed, so that its facelets fit the
     samples; a solved cube needs no reading (each face shows one colour however it is turned).
     """
-    from vision import FolderCamera, classify_scan, scan_faces
+    from cubebot.vision import FolderCamera, classify_scan, scan_faces
 
     with FolderCamera(folder) as camera:
         scan = scan_faces(camera, size)

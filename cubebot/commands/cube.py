@@ -7,7 +7,7 @@ import json
 import sys
 
 from cubebot.render import ansi_net, write_net_png
-from solver import Cube, format_moves, net, scramble, solve
+from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
 

@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Optional
 
-from calibration import Classification
+from cubebot.calibration import Classification
 from cubebot.pipeline import PipelineError, PresentedCamera, RunReport, run_demo, run_rig
 from cubebot.render import ansi_net
-from robot import Faults, RobotError
-from solver import Solution, net
-from solver.progress import Progress
-from vision import Camera, Conditions, DeviceCamera, FolderCamera, SamplePoints
+from cubebot.robot import Faults, RobotError
+from cubebot.solver import Solution, net
+from cubebot.solver.progress import Progress
+from cubebot.vision import Camera, Conditions, DeviceCamera, FolderCamera, SamplePoints
 
 __all__ = ["register", "USER_ERRORS"]
 

@@ -10,9 +10,9 @@ import threading
 from types import FrameType
 from typing import Optional
 
-from robot import Faults, Rig, RobotError, SimulatedRig, builtin_models
-from solver import format_moves, parse_moves
-from solver.progress import Progress
+from cubebot.robot import Faults, Rig, RobotError, SimulatedRig, builtin_models
+from cubebot.solver import format_moves, parse_moves
+from cubebot.solver.progress import Progress
 
 __all__ = ["register", "USER_ERRORS"]
 

@@ -11,8 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from solver import Cube
-from vision import (
+from cubebot.solver import Cube
+from cubebot.vision import (
     Conditions,
     DeviceCamera,
     FolderCamera,
@@ -25,9 +25,9 @@ from vision import (
     sticker_name,
     write_overlays,
 )
-from vision.errors import NoDisplayError
-from vision.sample_points import default_sample_points_path
-from vision.scan import FaceScan
+from cubebot.vision.errors import NoDisplayError
+from cubebot.vision.sample_points import default_sample_points_path
+from cubebot.vision.scan import FaceScan
 
 __all__ = ["register", "USER_ERRORS"]
 

@@ -1,6 +1,6 @@
 """pyserial handler for ``rigsim://NAME``: an in-process link to a running simulated rig.
 
-``rigsim://sim3`` connects to the :class:`~robot.simulator.SimulatedRig` registered as
+``rigsim://sim3`` connects to the :class:`~cubebot.robot.simulator.SimulatedRig` registered as
 ``sim3`` (its ``.url``). ``rigsim://`` with no name starts a private simulated rig for this
 port (options ``?size=2``, ``?rig=five-motor``, ``?time_scale=0``) that stops when the port
 closes. Reads and writes raise :class:`serial.SerialException` once the rig is unplugged,
@@ -15,7 +15,7 @@ from typing import Optional
 import serial
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
-from robot.simulator import HostLink, SimulatedRig, find_simulated_rig
+from cubebot.robot.simulator import HostLink, SimulatedRig, find_simulated_rig
 
 __all__ = ["Serial"]
 

@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.cubie import CubieCube, move_cubie
-from solver.notation import FACE_MOVES, Move
+from cubebot.solver.cubie import CubieCube, move_cubie
+from cubebot.solver.notation import FACE_MOVES, Move
 
 __all__ = [
     "N_TWIST", "N_FLIP", "N_SLICE", "N_SLICE_SORTED", "N_CPERM", "N_UDPERM", "N_SLICEPERM",

@@ -1,6 +1,6 @@
 """Endgame tables: exact distances near the goal, hashed into one byte array per phase.
 
-The pair tables of :mod:`~solver.cube3.pruning` see only two coordinates at a time, so near
+The pair tables of :mod:`~cubebot.solver.cube3.pruning` see only two coordinates at a time, so near
 the goal they often say 3 where the truth is 6, and the searches spend most of their nodes in
 those last layers. An endgame table knows every position within ``depth`` moves of the goal
 (all three phase-1 coordinates together, or the whole G1 position for phase 2), found by a
@@ -22,11 +22,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.cube3.coords import N_FLIP, N_SLICE, N_SLICEPERM, N_UDPERM, PHASE2_MOVES
-from solver.cube3.movetables import move_tables
-from solver.cube3.pruning import slice_moves
-from solver.progress import Progress
-from solver.tables import load_or_build
+from cubebot.solver.cube3.coords import N_FLIP, N_SLICE, N_SLICEPERM, N_UDPERM, PHASE2_MOVES
+from cubebot.solver.cube3.movetables import move_tables
+from cubebot.solver.cube3.pruning import slice_moves
+from cubebot.solver.progress import Progress
+from cubebot.solver.tables import load_or_build
 
 __all__ = ["Endgame", "Within", "endgames", "phase1_within7", "phase1_key", "phase2_key",
            "layer_sizes", "TABLE_VERSION"]

@@ -1,9 +1,9 @@
 """Move tables: the coordinate each face turn leads to, for every coordinate value.
 
 ``TWIST[t, m]`` is the twist after move ``m`` (an index into FACE_MOVES) from twist ``t``; the
-phase-2 tables have one column per move of :data:`~solver.cube3.coords.PHASE2_MOVES`. Every
+phase-2 tables have one column per move of :data:`~cubebot.solver.cube3.coords.PHASE2_MOVES`. Every
 table is built with NumPy by decoding all coordinate values into cubie rows at once, turning
-them, and encoding again; they are cached through :func:`solver.tables.load_or_build`.
+them, and encoding again; they are cached through :func:`cubebot.solver.tables.load_or_build`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Callable
 
 import numpy as np
 
-from solver.cube3 import coords
-from solver.cube3.coords import (
+from cubebot.solver.cube3 import coords
+from cubebot.solver.cube3.coords import (
     MOVE_CO, MOVE_CP, MOVE_EO, MOVE_EP, N_CPERM, N_FLIP, N_MOVES, N_SLICE_SORTED, N_SLICEPERM,
     N_TWIST, N_UDPERM, PHASE2_MOVES,
 )
-from solver.progress import Progress
-from solver.tables import load_or_build
+from cubebot.solver.progress import Progress
+from cubebot.solver.tables import load_or_build
 
 __all__ = ["MoveTables", "move_tables", "TABLE_VERSION"]
 

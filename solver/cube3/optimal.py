@@ -18,17 +18,17 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from solver.cube3 import coords
-from solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
-from solver.cube3.endgame import endgames, phase1_key, phase1_within7
-from solver.cube3.movetables import move_tables
-from solver.cube3.pruning import pruning_tables
-from solver.cube3.twophase import (
+from cubebot.solver.cube3 import coords
+from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
+from cubebot.solver.cube3.endgame import endgames, phase1_key, phase1_within7
+from cubebot.solver.cube3.movetables import move_tables
+from cubebot.solver.cube3.pruning import pruning_tables
+from cubebot.solver.cube3.twophase import (
     CHUNK, MAX_PAIR_DISTANCE, NO_FACE, SearchTimeout, face_order_allowed,
 )
-from solver.cube3.views import View, move_map, view_cube
-from solver.cubie import CubieCube
-from solver.notation import FACE_LETTERS, FACE_MOVES, Move
+from cubebot.solver.cube3.views import View, move_map, view_cube
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.notation import FACE_LETTERS, FACE_MOVES, Move
 
 __all__ = ["OptimalSearch"]
 

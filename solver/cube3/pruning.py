@@ -16,12 +16,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.cube3.coords import (
+from cubebot.solver.cube3.coords import (
     N_CPERM, N_FLIP, N_SLICE, N_SLICEPERM, N_TWIST, N_UDPERM, PHASE2_MOVES,
 )
-from solver.cube3.movetables import move_tables
-from solver.progress import Progress
-from solver.tables import load_or_build
+from cubebot.solver.cube3.movetables import move_tables
+from cubebot.solver.progress import Progress
+from cubebot.solver.tables import load_or_build
 
 __all__ = ["PruningTables", "pruning_tables", "TABLE_VERSION", "UNSEEN"]
 

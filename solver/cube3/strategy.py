@@ -1,6 +1,6 @@
 """Which searches run for a 3x3, with which budgets, and which answer comes back.
 
-:func:`solve3` is what :func:`solver.solve` calls for a 3x3 (the target already folded in).
+:func:`solve3` is what :func:`cubebot.solver.solve` calls for a 3x3 (the target already folded in).
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import logging
 import time
 from typing import Any, Callable, Optional, Sequence
 
-from solver.cube import Cube
-from solver.cube3.optimal import OptimalSearch
-from solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
-from solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
-from solver.errors import NoSolutionError
-from solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
-from solver.solve import Solution
+from cubebot.solver.cube import Cube
+from cubebot.solver.cube3.optimal import OptimalSearch
+from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
+from cubebot.solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
+from cubebot.solver.errors import NoSolutionError
+from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
+from cubebot.solver.solve import Solution
 
 __all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH",
            "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP",
@@ -39,8 +39,8 @@ _LOOSE_BOUND = 30  # two-phase bound before any solution is known
 
 def load_tables() -> None:
     """Load (or build, on first use) every table the 3x3 searches need."""
-    from solver.cube3.endgame import endgames, phase1_within7
-    from solver.cube3.pruning import pruning_tables
+    from cubebot.solver.cube3.endgame import endgames, phase1_within7
+    from cubebot.solver.cube3.pruning import pruning_tables
 
     pruning_tables()
     endgames()

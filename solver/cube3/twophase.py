@@ -4,7 +4,7 @@ Phase 1 brings a cube into G1 = <U, D, R2, L2, F2, B2> (twist, flip and slice so
 2 solves it inside G1 with those ten moves. Instead of visiting nodes one at a time, each step
 takes a whole array of nodes, forms all their children at once from the move tables, and keeps
 the children whose bound still fits the depth left: first the small pair tables, then, near
-the goal, the hashed endgame tables (:mod:`~solver.cube3.endgame`). Six views of the cube
+the goal, the hashed endgame tables (:mod:`~cubebot.solver.cube3.endgame`). Six views of the cube
 (three axes, each also inverted) are searched in the same arrays, so the shortest phase-1
 solutions of all six come first. A phase-1 solution enters phase 2 only when ``length +
 phase-2 bound`` fits under the best total found so far.
@@ -26,14 +26,14 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from solver.cube3 import coords
-from solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM, PHASE2_MOVES
-from solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
-from solver.cube3.movetables import move_tables
-from solver.cube3.pruning import pruning_tables, slice_moves
-from solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
-from solver.cubie import CubieCube
-from solver.notation import Move
+from cubebot.solver.cube3 import coords
+from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM, PHASE2_MOVES
+from cubebot.solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
+from cubebot.solver.cube3.movetables import move_tables
+from cubebot.solver.cube3.pruning import pruning_tables, slice_moves
+from cubebot.solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.notation import Move
 
 __all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout"]
 

@@ -14,9 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.cubie import CubieCube
-from solver.geometry import corner_facelets, edge_facelets, move_permutation
-from solver.notation import FACE_LETTERS, FACE_MOVES, Move, invert
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.geometry import corner_facelets, edge_facelets, move_permutation
+from cubebot.solver.notation import FACE_LETTERS, FACE_MOVES, Move, invert
 
 __all__ = ["View", "VIEWS", "ALL_VIEWS", "view_cube", "face_map", "move_map",
            "moves_in_cube_frame", "allowed_in_view"]

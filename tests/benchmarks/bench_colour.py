@@ -25,8 +25,8 @@ def naive_kmeans(samples: np.ndarray, size: int) -> Optional[str]:
     """Return plain k-means' reading in face letters, or None when it is not a real cube."""
     from sklearn.cluster import KMeans
 
-    from calibration.colour_space import srgb_to_lab
-    from solver import Cube, ImpossibleCubeError
+    from cubebot.calibration.colour_space import srgb_to_lab
+    from cubebot.solver import Cube, ImpossibleCubeError
 
     labels = KMeans(n_clusters=6, n_init=10, random_state=0).fit_predict(srgb_to_lab(samples))
     text = "".join("abcdef"[i] for i in labels)
@@ -48,8 +48,8 @@ def real_scans(folder: Path) -> list[tuple[str, int, list]]:
 
 
 def bench_real(folder: Path) -> list[tuple[str, ...]]:
-    from calibration import classify
-    from solver import Cube
+    from cubebot.calibration import classify
+    from cubebot.solver import Cube
 
     rows = []
     scans = real_scans(folder)
@@ -75,9 +75,9 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
 
 
 def bench_synthetic(cubes: int) -> list[tuple[str, ...]]:
-    from calibration import DoubtfulStickersError, classify
-    from calibration.stress import CONDITIONS, random_scan
-    from solver import Cube
+    from cubebot.calibration import DoubtfulStickersError, classify
+    from cubebot.calibration.stress import CONDITIONS, random_scan
+    from cubebot.solver import Cube
 
     rows = []
     for size in (3, 2):
@@ -121,8 +121,8 @@ def main() -> None:
     # tiny k-means problems: OpenMP's thread start-up would dominate the naive column's time
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-    from calibration import classify
-    from calibration.stress import CONDITIONS, random_scan
+    from cubebot.calibration import classify
+    from cubebot.calibration.stress import CONDITIONS, random_scan
 
     classify(random_scan(3, CONDITIONS["easy"], 0)[1])  # first call loads the libraries
 

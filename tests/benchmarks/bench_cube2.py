@@ -25,8 +25,8 @@ def main() -> None:
     cache = tempfile.mkdtemp(prefix="cubebot-bench-")
     os.environ["CUBEBOT_CACHE_DIR"] = cache
 
-    from solver import Cube, solve, tables
-    from solver.cube2 import distance_table, move_tables, solve_optimal
+    from cubebot.solver import Cube, solve, tables
+    from cubebot.solver.cube2 import distance_table, move_tables, solve_optimal
 
     rows: list[tuple[str, str, str]] = []
     tracemalloc.start()

@@ -20,15 +20,15 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from solver import Cube, solve
-from solver.notation import FACE_MOVES, Move
+from cubebot.solver import Cube, solve
+from cubebot.solver.notation import FACE_MOVES, Move
 
 SEED = 20261121
 
 _BUILD = """
 import time
 t = time.perf_counter()
-from solver.cube3 import load_tables
+from cubebot.solver.cube3 import load_tables
 load_tables()
 print(time.perf_counter() - t)
 import resource
@@ -36,7 +36,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 _LOAD = """
 import time
-from solver.cube3 import load_tables
+from cubebot.solver.cube3 import load_tables
 t = time.perf_counter()
 load_tables()
 print(time.perf_counter() - t)

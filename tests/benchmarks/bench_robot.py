@@ -21,9 +21,9 @@ import statistics
 import sys
 import time
 
-from robot import Faults, Rig, RigModel, SimulatedRig, plan, rig_time
-from solver import Cube
-from solver.notation import FACE_MOVES, Move, parse_moves
+from cubebot.robot import Faults, Rig, RigModel, SimulatedRig, plan, rig_time
+from cubebot.solver import Cube
+from cubebot.solver.notation import FACE_MOVES, Move, parse_moves
 
 
 def stream_rows(count: int) -> list[tuple[str, str, str, str, str]]:
@@ -49,7 +49,7 @@ def solver_rows(cubes: int, budget: float) -> list[tuple[str, str, str, str]]:
     """Return rows comparing the planned rig time of three kinds of solutions."""
     import kociemba
 
-    from solver import solve
+    from cubebot.solver import solve
 
     six = RigModel.load("six-motor")
     cost = functools.partial(rig_time, model=six)

@@ -20,8 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from solver import Cube
-from vision import (
+from cubebot.solver import Cube
+from cubebot.vision import (
     Conditions,
     FolderCamera,
     GridNotFoundError,

@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from calibration import (
+from cubebot.calibration import (
     ColourClassifier,
     DoubtfulStickersError,
     NotFittedError,
     SampleError,
     classify,
 )
-from calibration.colour_space import linear_to_srgb, srgb_to_linear
-from calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
-from solver import Corner, Cube
-from solver.geometry import corner_facelets
+from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
+from cubebot.solver import Corner, Cube
+from cubebot.solver.geometry import corner_facelets
 
 
 @pytest.fixture(autouse=True)
@@ -271,8 +271,8 @@ def test_the_lamps_colour_cast_is_measured_from_the_whole_scan() -> None:
 
 
 def test_a_2x2_can_sit_on_the_cube_in_30_layouts_one_of_them_the_schemes() -> None:
-    from calibration.classifier import _layouts
-    from calibration.scheme import orientations
+    from cubebot.calibration.classifier import _layouts
+    from cubebot.calibration.scheme import orientations
 
     layouts, allowed = _layouts()
     assert layouts.shape == (30, 6)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from calibration import ColourProfile
-from calibration.stress import CONDITIONS, random_scan, render_scan
+from cubebot.calibration import ColourProfile
+from cubebot.calibration.stress import CONDITIONS, random_scan, render_scan
 from cubebot.cli import main
-from solver import Cube
+from cubebot.solver import Cube
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_calibrate_colours_from_photos_of_the_solved_cube(
         tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import cv2
 
-    from vision import SyntheticCamera
+    from cubebot.vision import SyntheticCamera
 
     folder = tmp_path / "solved"
     folder.mkdir()

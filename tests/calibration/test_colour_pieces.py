@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.pieces import label_pieces, piece_tables
-from solver import Cube, ImpossibleCubeError
-from solver.geometry import corner_facelets, edge_facelets
-from solver.notation import FACE_LETTERS
+from cubebot.calibration.pieces import label_pieces, piece_tables
+from cubebot.solver import Cube, ImpossibleCubeError
+from cubebot.solver.geometry import corner_facelets, edge_facelets
+from cubebot.solver.notation import FACE_LETTERS
 
 
 def _labels(facelets: str) -> np.ndarray:

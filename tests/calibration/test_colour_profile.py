@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration import (
+from cubebot.calibration import (
     ColourProfile,
     DoubtfulStickersError,
     ProfileError,
@@ -17,8 +17,8 @@ from calibration import (
     default_profile_path,
     learn_profile,
 )
-from calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
-from solver import Cube
+from cubebot.calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
+from cubebot.solver import Cube
 
 
 @pytest.fixture

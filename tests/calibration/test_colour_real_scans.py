@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration import classify
-from solver import Cube
+from cubebot.calibration import classify
+from cubebot.solver import Cube
 
 
 @pytest.fixture(autouse=True)

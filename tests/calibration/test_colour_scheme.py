@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.errors import SchemeError
-from calibration.scheme import ColourScheme, load_scheme, orientations, scheme_names
+from cubebot.calibration.errors import SchemeError
+from cubebot.calibration.scheme import ColourScheme, load_scheme, orientations, scheme_names
 
 
 def test_default_scheme_is_western_white_up_green_front() -> None:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.colour_space import (
+from cubebot.calibration.colour_space import (
     lab_to_linear,
     linear_to_lab,
     linear_to_srgb,

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration import DoubtfulStickersError, classify
-from calibration.colour_space import srgb_to_lab
-from calibration.stress import CONDITIONS, Lighting, illuminant_rgb, random_scan, render_scan
-from solver import Cube
+from cubebot.calibration import DoubtfulStickersError, classify
+from cubebot.calibration.colour_space import srgb_to_lab
+from cubebot.calibration.stress import CONDITIONS, Lighting, illuminant_rgb, random_scan, render_scan
+from cubebot.solver import Cube
 
 
 @pytest.fixture(autouse=True)

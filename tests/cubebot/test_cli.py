@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cubebot.cli import main
-from solver import SOLVED_2, Cube, parse_moves
+from cubebot.solver import SOLVED_2, Cube, parse_moves
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -10,7 +10,7 @@ from typing import Iterator, Optional
 import pytest
 
 from cubebot.game import Game
-from solver import solve
+from cubebot.solver import solve
 
 
 def feeder(lines: list[str]) -> "callable":

@@ -13,9 +13,9 @@ import pytest
 
 from cubebot.cli import main
 from cubebot.pipeline import run_demo
-from robot import SimulatedRig
-from solver import Cube
-from vision import Conditions, SyntheticCamera
+from cubebot.robot import SimulatedRig
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, SyntheticCamera
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -39,7 +39,7 @@ def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
 
 
 def test_demo_survives_a_noisy_serial_line() -> None:
-    from robot import Faults
+    from cubebot.robot import Faults
 
     report = run_demo(3, 5, faults=Faults(drop=0.01, corrupt=0.01), budget=0.5, time_scale=0.0)
     assert report.solved

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from robot import Faults
-from robot.faults import FaultyWire
+from cubebot.robot import Faults
+from cubebot.robot.faults import FaultyWire
 
 
 def test_clean_wire_passes_bytes_unchanged() -> None:

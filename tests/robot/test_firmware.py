@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from robot import Faults, RigModel
-from robot.firmware import Firmware
-from robot.protocol import ESTOP, Frame, FrameParser, encode
-from solver import Cube
+from cubebot.robot import Faults, RigModel
+from cubebot.robot.firmware import Firmware
+from cubebot.robot.protocol import ESTOP, Frame, FrameParser, encode
+from cubebot.solver import Cube
 
 SIX = RigModel.load("six-motor")
 

@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 import serial
 
-from robot import (
+from cubebot.robot import (
     EmergencyStopError,
     EndStopError,
     Faults,
@@ -25,8 +25,8 @@ from robot import (
     StallError,
     UnplannableMoveError,
 )
-from solver import Cube, Move
-from solver.notation import FACE_MOVES
+from cubebot.solver import Cube, Move
+from cubebot.solver.notation import FACE_MOVES
 
 TRANSPORTS = ["pty", "url"]
 

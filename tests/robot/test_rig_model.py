@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from robot import RigModel, RigModelError, builtin_models
-from robot.model import turn_seconds
+from cubebot.robot import RigModel, RigModelError, builtin_models
+from cubebot.robot.model import turn_seconds
 
 
 def test_builtin_models_are_six_and_five_motor() -> None:

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from robot import RigModel, UnplannableMoveError, plan, rig_time
-from solver import Cube, parse_moves
-from solver.notation import FACE_MOVES
+from cubebot.robot import RigModel, UnplannableMoveError, plan, rig_time
+from cubebot.solver import Cube, parse_moves
+from cubebot.solver.notation import FACE_MOVES
 
 SIX = RigModel.load("six-motor")
 FIVE = RigModel.load("five-motor")

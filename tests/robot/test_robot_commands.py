@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from cubebot.cli import main
-from robot import Rig, SimulatedRig
-from solver import Cube
+from cubebot.robot import Rig, SimulatedRig
+from cubebot.solver import Cube
 
 
 def test_stream_json_reports_moves_and_the_rigs_cube(capsys: pytest.CaptureFixture[str]) -> None:

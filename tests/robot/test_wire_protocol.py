@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from robot.errors import ProtocolError
-from robot.protocol import ESTOP, FRAME_ALPHABET, Frame, FrameParser, encode, seq_after
+from cubebot.robot.errors import ProtocolError
+from cubebot.robot.protocol import ESTOP, FRAME_ALPHABET, Frame, FrameParser, encode, seq_after
 
 
 def test_frame_round_trips_through_the_parser() -> None:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from solver import SOLVED_2, SOLVED_3, Cube, CubieCube, parse_moves
-from solver.notation import FACE_MOVES
+from cubebot.solver import SOLVED_2, SOLVED_3, Cube, CubieCube, parse_moves
+from cubebot.solver.notation import FACE_MOVES
 
 
 def test_solved_cube_is_solved_and_round_trips() -> None:

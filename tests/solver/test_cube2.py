@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from solver import Cube, NoSolutionError, distance, solve
-from solver.cube2 import N_STATES, distance_table
+from cubebot.solver import Cube, NoSolutionError, distance, solve
+from cubebot.solver.cube2 import N_STATES, distance_table
 
 PUBLISHED = {
     "htm": [1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748, 623800, 2644],
@@ -78,7 +78,7 @@ def test_quarter_turn_solution_prints_half_turns_as_one_move() -> None:
 
 
 def test_load_tables_refuses_an_unknown_size() -> None:
-    from solver import load_tables
+    from cubebot.solver import load_tables
 
     with pytest.raises(ValueError, match="size=4"):
         load_tables(4)

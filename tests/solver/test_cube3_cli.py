@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cubebot.cli import main
-from solver import Cube, parse_moves
+from cubebot.solver import Cube, parse_moves
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

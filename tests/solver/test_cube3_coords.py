@@ -7,14 +7,14 @@ import random
 import numpy as np
 import pytest
 
-from solver.cube import Cube
-from solver.cube3 import coords
-from solver.cube3.coords import N_SLICEPERM, PHASE2_MOVES
-from solver.cube3.movetables import move_tables
-from solver.cube3.pruning import pruning_tables, slice_moves
-from solver.cubie import CubieCube
-from solver.notation import FACE_MOVES
-from solver.tables import table_path
+from cubebot.solver.cube import Cube
+from cubebot.solver.cube3 import coords
+from cubebot.solver.cube3.coords import N_SLICEPERM, PHASE2_MOVES
+from cubebot.solver.cube3.movetables import move_tables
+from cubebot.solver.cube3.pruning import pruning_tables, slice_moves
+from cubebot.solver.cubie import CubieCube
+from cubebot.solver.notation import FACE_MOVES
+from cubebot.solver.tables import table_path
 
 
 def _coordinates(cubies: CubieCube) -> dict[str, int]:
@@ -100,7 +100,7 @@ def test_damaged_table_file_is_rebuilt(fresh_cache) -> None:
     first = move_tables.__wrapped__()
     path = table_path("cube3-move-twist", 1)
     path.write_bytes(path.read_bytes()[:-40] + b"\0" * 40)
-    from solver import tables
+    from cubebot.solver import tables
 
     tables.forget_loaded()
     again = move_tables.__wrapped__()
@@ -121,19 +121,19 @@ def test_move_tables_have_a_full_move_column_each(name: str) -> None:
 
 
 def test_phase1_endgame_layers_have_the_known_sizes() -> None:
-    from solver.cube3.endgame import layer_sizes
+    from cubebot.solver.cube3.endgame import layer_sizes
 
     assert layer_sizes(1) == [1, 4, 50, 592, 7156, 87236, 1043817]
 
 
 def test_phase2_endgame_layers_have_the_known_sizes() -> None:
-    from solver.cube3.endgame import layer_sizes
+    from cubebot.solver.cube3.endgame import layer_sizes
 
     assert layer_sizes(2) == [1, 10, 67, 456, 3079, 19948, 123074, 736850, 4185118]
 
 
 def test_endgame_bound_never_exceeds_a_scramble_length() -> None:
-    from solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
+    from cubebot.solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
 
     near_g1, near_solved = endgames()
     within7 = phase1_within7()

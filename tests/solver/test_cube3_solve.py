@@ -7,11 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from solver import Cube, NoSolutionError, parse_moves, solve
-from solver.cube3 import solve3
-from solver.cube3.views import ALL_VIEWS, moves_in_cube_frame, view_cube
-from solver.geometry import move_permutation
-from solver.notation import FACE_MOVES, htm, invert, qtm
+from cubebot.solver import Cube, NoSolutionError, parse_moves, solve
+from cubebot.solver.cube3 import solve3
+from cubebot.solver.cube3.views import ALL_VIEWS, moves_in_cube_frame, view_cube
+from cubebot.solver.geometry import move_permutation
+from cubebot.solver.notation import FACE_MOVES, htm, invert, qtm
 
 SUPERFLIP = "UBULURUFURURFRBRDRFUFLFRFDFDFDLDRDBDLULBLFLDLBUBRBLBDB"
 
@@ -217,6 +217,6 @@ def test_superflip_takes_twenty_moves_and_none_of_fourteen_or_fewer() -> None:
     cube = Cube(SUPERFLIP)
     solution = solve(cube, timeout=20.0)
     assert len(solution) == 20 and cube.apply(solution.moves).is_solved
-    from solver.cube3.optimal import OptimalSearch
+    from cubebot.solver.cube3.optimal import OptimalSearch
 
     assert OptimalSearch(cube.cubies).search(14) is None

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import Move
-from solver import InvalidMoveError, format_moves, htm, invert, parse_moves, qtm, simplify
-from solver.notation import FACE_MOVES, ROTATIONS
+from cubebot.solver import Move
+from cubebot.solver import InvalidMoveError, format_moves, htm, invert, parse_moves, qtm, simplify
+from cubebot.solver.notation import FACE_MOVES, ROTATIONS
 
 
 def moves_text(text: str) -> str:
@@ -85,7 +85,7 @@ def test_lengths_in_half_and_quarter_turn_metrics() -> None:
 
 @given(st.lists(st.sampled_from(FACE_MOVES), max_size=30))
 def test_simplified_sequence_has_the_same_effect(moves: list[Move]) -> None:
-    from solver import Cube
+    from cubebot.solver import Cube
 
     assert Cube().apply(simplify(moves)) == Cube().apply(moves)
     assert htm(simplify(moves)) <= htm(moves)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import tables
+from cubebot.solver import tables
 
 
 def build_counter() -> tuple[list[int], callable]:
@@ -83,7 +83,7 @@ def test_failed_build_leaves_no_file(fresh_cache: Path) -> None:
 
 
 def test_two_by_two_table_is_rebuilt_after_damage(fresh_cache: Path) -> None:
-    from solver.cube2 import distance_table
+    from cubebot.solver.cube2 import distance_table
 
     table = distance_table("qtm").copy()
     path = fresh_cache / "cube2-qtm-v1.npy"

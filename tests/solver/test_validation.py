@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import (
+from cubebot.solver import (
     SOLVED_2,
     SOLVED_3,
     Cube,
@@ -21,7 +21,7 @@ from solver import (
     UnknownPieceError,
     solve,
 )
-from solver.geometry import corner_facelets, edge_facelets
+from cubebot.solver.geometry import corner_facelets, edge_facelets
 
 WESTERN = str.maketrans("URFDLB", "WRGYOB")
 

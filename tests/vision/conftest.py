@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from solver import Cube
-from vision import Conditions, SyntheticCamera
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, SyntheticCamera
 
 
 @pytest.fixture

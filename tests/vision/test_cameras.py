@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import BACKENDS, CameraError, Conditions, DeviceCamera, FolderCamera, SyntheticCamera
-from vision.cameras import Camera
-from vision.synthetic import kelvin_to_rgb
+from cubebot.solver import Cube
+from cubebot.vision import BACKENDS, CameraError, Conditions, DeviceCamera, FolderCamera, SyntheticCamera
+from cubebot.vision.cameras import Camera
+from cubebot.vision.synthetic import kelvin_to_rgb
 
 
 def _write_faces(folder: Path, camera: SyntheticCamera, ext: str = ".png") -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import doctest
 
-import vision
+from cubebot import vision
 
 
 def test_package_example_runs() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import Conditions, GridNotFoundError, SyntheticCamera, detect_grid, grid_from_corners
-from vision.synthetic import _background
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, GridNotFoundError, SyntheticCamera, detect_grid, grid_from_corners
+from cubebot.vision.synthetic import _background
 
 
 def _corner_error(grid, camera: SyntheticCamera) -> float:

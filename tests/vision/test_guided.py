@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import Conditions, GuidedScan, NoDisplayError, SyntheticCamera, VisionError, run_guided_scan
-from vision.guided import KEY_ACCEPT, KEY_BACK, KEY_QUIT
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, GuidedScan, NoDisplayError, SyntheticCamera, VisionError, run_guided_scan
+from cubebot.vision.guided import KEY_ACCEPT, KEY_BACK, KEY_QUIT
 
 SPACE = KEY_ACCEPT[0]
 BACKSPACE = KEY_BACK[0]

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import SyntheticCamera, detect_grid, draw_overlay, scan_cube, write_overlays
+from cubebot.vision import SyntheticCamera, detect_grid, draw_overlay, scan_cube, write_overlays
 
 
 def test_overlay_draws_on_a_copy_of_the_frame(ideal_camera: SyntheticCamera) -> None:

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import FolderCamera, GridNotFoundError, ScanError, detect_grid, sample_stickers, scan_cube
+from cubebot.solver import Cube
+from cubebot.vision import FolderCamera, GridNotFoundError, ScanError, detect_grid, sample_stickers, scan_cube
 
 
 def _sets(shared_data: Path) -> list[Path]:

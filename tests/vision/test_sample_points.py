@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import Conditions, SamplePoints, SamplePointsError, SyntheticCamera, scan_cube
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, SamplePoints, SamplePointsError, SyntheticCamera, scan_cube
 
 
 def test_sample_points_round_trip_through_json() -> None:

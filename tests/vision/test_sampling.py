@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import Conditions, SyntheticCamera, detect_grid, sample_stickers
-from vision.sampling import robust_colour
-from vision.synthetic import STICKER_PAINT, kelvin_to_rgb
+from cubebot.vision import Conditions, SyntheticCamera, detect_grid, sample_stickers
+from cubebot.vision.sampling import robust_colour
+from cubebot.vision.synthetic import STICKER_PAINT, kelvin_to_rgb
 
 
 def test_sampled_colours_match_the_paint_in_even_light(ideal_camera: SyntheticCamera) -> None:

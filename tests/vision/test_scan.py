@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import Cube
-from vision import Conditions, ScanError, SyntheticCamera, scan_cube, scan_faces, sticker_name
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, ScanError, SyntheticCamera, scan_cube, scan_faces, sticker_name
 
 
 class _TurnedPictures:

@@ -9,8 +9,8 @@ import cv2
 import pytest
 
 from cubebot.cli import main
-from solver import Cube
-from vision import Conditions, SyntheticCamera
+from cubebot.solver import Cube
+from cubebot.vision import Conditions, SyntheticCamera
 
 
 def _photos(folder: Path, cube: Cube, seed: int = 3) -> Path:

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import calibration
-from calibration import Classification
-from solver import Cube
-from vision import (Conditions, FaceScan, FolderCamera, ScanError, SyntheticCamera,
+from cubebot import calibration
+from cubebot.calibration import Classification
+from cubebot.solver import Cube
+from cubebot.vision import (Conditions, FaceScan, FolderCamera, ScanError, SyntheticCamera,
                     classify_scan, scan_cube, scan_face, scan_faces)
 
 # real sets that read as a different valid cube with one face turned, before scans weighed turns
