@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
@@ -23,6 +22,7 @@ import numpy as np
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
 from cubebot.calibration.errors import ProfileError
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from cubebot.solver.files import write_text_atomic
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourProfile", "ProfileLike", "CONFIG_ENV", "config_dir", "default_profile_path",
@@ -120,15 +120,7 @@ class ColourProfile:
     def save(self, path: Union[str, Path, None] = None) -> Path:
         """Return the path written: the profile as JSON, atomically (default: the config dir)."""
         target = Path(path) if path is not None else default_profile_path()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                json.dump(self.to_json(), handle, indent=2)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(target, json.dumps(self.to_json(), indent=2))
         log.info("saved colour profile to %s", target)
         return target
 

@@ -1,7 +1,8 @@
 """The ``cubebot`` command line: parses arguments, runs one subcommand, reports errors.
 
 User mistakes and hardware faults end with exit status 2 and one clear line on stderr, never a
-traceback; ``--verbose`` shows the parts' log lines.
+traceback; ``--verbose`` shows the parts' log lines. Only the module of the command being run is
+imported (see :mod:`cubebot.commands`), so ``cubebot --help`` starts without NumPy or OpenCV.
 """
 
 from __future__ import annotations
@@ -10,24 +11,49 @@ import argparse
 import importlib
 import logging
 import sys
+from types import ModuleType
 from typing import Optional, Sequence
 
 from cubebot import __version__
+from cubebot.commands import CALIBRATE_TARGETS, COMMANDS, Command
 
 __all__ = ["main", "build_parser"]
 
-#: Command modules under cubebot.commands, in the order their commands are listed.
-COMMAND_MODULES = ("cube", "game", "colour", "vision", "robot", "pipeline")
-
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
-def _modules() -> list:
-    return [importlib.import_module(f"cubebot.commands.{name}") for name in COMMAND_MODULES]
+def _wanted_modules(argv: Optional[Sequence[str]]) -> Optional[set[str]]:
+    """Return the command modules ``argv`` needs, or None for all of them (``argv`` is None).
+
+    The top-level options take no values, so the first word not starting with ``-`` is the
+    command, and after ``calibrate`` the next such word is its target.
+    """
+    if argv is None:
+        return None
+    words = [word for word in argv if not word.startswith("-")]
+    if not words:
+        return set()
+    if words[0] == "calibrate":
+        target = CALIBRATE_TARGETS.get(words[1]) if len(words) > 1 else None
+        return {target.module} if target else set()
+    command = COMMANDS.get(words[0])
+    return {command.module} if command else set()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser with every subcommand registered."""
+def _load(modules: set[str]) -> list[ModuleType]:
+    order = dict.fromkeys(c.module for c in (*COMMANDS.values(), *CALIBRATE_TARGETS.values()))
+    return [importlib.import_module(f"cubebot.commands.{name}") for name in order
+            if name in modules]
+
+
+def build_parser(argv: Optional[Sequence[str]] = None) -> argparse.ArgumentParser:
+    """Return the argument parser for ``argv``: every subcommand, each with its options.
+
+    Without ``argv`` every command module is imported and registers its options; with it,
+    only the module of the command in ``argv``, and the other commands are listed by name and
+    help alone.
+    """
     parser = argparse.ArgumentParser(
         prog="cubebot",
         description="Scan a Rubik's cube with a camera, solve it, and turn it with a rig.",
@@ -39,9 +65,22 @@ def build_parser() -> argparse.ArgumentParser:
         "calibrate", help="calibrate colours (cube under your light) or a fixed camera")
     calibrate = calibrate_parser.add_subparsers(dest="target", metavar="WHAT")
     calibrate_parser.set_defaults(func=lambda args: _missing(calibrate_parser))
-    for module in _modules():
+    wanted = _wanted_modules(argv)
+    modules = _load(wanted if wanted is not None else {c.module for c in COMMANDS.values()})
+    for module in modules:
         module.register(commands, calibrate)
+    _list_unloaded(commands, COMMANDS, set(commands.choices))
+    _list_unloaded(calibrate, CALIBRATE_TARGETS, set(calibrate.choices))
+    parser.set_defaults(user_errors=_user_errors(modules))
     return parser
+
+
+def _list_unloaded(subparsers: argparse._SubParsersAction, table: dict[str, Command],
+                   registered: set[str]) -> None:
+    """Name the commands whose modules were not loaded, so help and typos still list them."""
+    for name, command in table.items():
+        if name not in registered:
+            subparsers.add_parser(name, help=command.summary, add_help=False)
 
 
 def _missing(parser: argparse.ArgumentParser) -> int:
@@ -49,17 +88,18 @@ def _missing(parser: argparse.ArgumentParser) -> int:
     return EXIT_USAGE
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
+def _user_errors(modules: list[ModuleType]) -> tuple[type[BaseException], ...]:
     errors: list[type[BaseException]] = [ValueError, OSError]
-    for module in _modules():
+    for module in modules:
         errors.extend(getattr(module, "USER_ERRORS", ()))
     return tuple(errors)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line and return its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line and return its exit status (0 done, 2 a user error, 130 Ctrl-C)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list)
+    args = parser.parse_args(args_list)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
@@ -69,8 +109,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("cubebot: interrupted", file=sys.stderr)
-        return 130
-    except _user_errors() as err:
+        return EXIT_INTERRUPTED
+    except args.user_errors as err:
         if args.verbose:
             logging.getLogger("cubebot").exception("command failed")
         print(f"cubebot: error: {err}", file=sys.stderr)

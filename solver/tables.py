@@ -12,12 +12,13 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from cubebot.solver.files import write_atomic, write_text_atomic
 
 __all__ = ["cache_dir", "load_or_build", "table_path", "CACHE_ENV"]
 
@@ -54,30 +55,12 @@ def _checksum(array: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _save(path: Path, array: np.ndarray) -> None:
     meta = {"shape": list(array.shape), "dtype": str(array.dtype), "crc32": _checksum(array)}
 
-    def write_array(tmp: Path) -> None:
-        with open(tmp, "wb") as fh:
-            np.save(fh, array, allow_pickle=False)
-
-    def write_meta(tmp: Path) -> None:
-        tmp.write_text(json.dumps(meta))
-
     # the sidecar goes last: a crash in between leaves a mismatch, which means "rebuild"
-    _atomic_write(path, write_array)
-    _atomic_write(path.with_suffix(".json"), write_meta)
+    write_atomic(path, lambda handle: np.save(handle, array, allow_pickle=False))
+    write_text_atomic(path.with_suffix(".json"), json.dumps(meta))
 
 
 def _load(path: Path, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:

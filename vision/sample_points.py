@@ -22,6 +22,7 @@ from typing import Mapping, Sequence, Union
 
 import numpy as np
 
+from cubebot.solver.files import write_text_atomic
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 
@@ -98,11 +99,7 @@ class SamplePoints:
 
     def save(self, path: Union[str, os.PathLike[str]]) -> Path:
         """Write these sample points to ``path`` as JSON and return the path."""
-        out = Path(path)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
-        os.replace(tmp, out)
-        return out
+        return write_text_atomic(path, self.to_json() + "\n")
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike[str]]) -> "SamplePoints":

@@ -1,6 +1,53 @@
-"""The command-line subcommands, one module per part.
+"""The command-line subcommands, one module per part, and the table that finds them.
 
 Each module has ``register(commands, calibrate)`` adding its subcommands to the top-level
 parser's subparsers (and, where it has one, a ``cubebot calibrate …`` target); every parser
-sets ``func(args) -> int``.
+sets ``func(args) -> int``. A module may also list ``USER_ERRORS``: exception types the CLI
+prints as one line. :data:`COMMANDS` and :data:`CALIBRATE_TARGETS` name the module of every
+command so that ``cubebot`` imports only the one module a command needs (``cubebot --help``
+imports none); a new command is added to its module and to this table.
 """
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary"]
+
+
+class Command(NamedTuple):
+    """Where a subcommand lives (a module under ``cubebot.commands``) and its one-line help."""
+
+    module: str
+    summary: str
+
+
+#: Every top-level subcommand, in the order ``cubebot --help`` lists them, grouped by module.
+COMMANDS: dict[str, Command] = {
+    "solve": Command("cube", "solve a cube given as a facelet string or colour scan"),
+    "apply": Command("cube", "apply moves and print the facelet string and net"),
+    "show": Command("cube", "draw a facelet string as a net (text, optionally PNG)"),
+    "scramble": Command("cube", "a uniformly random position and moves reaching it"),
+    "game": Command("game", "a 2x2 board game: roll a die, turn, solve to win"),
+    "classify": Command("colour", "read sticker colours (RGB JSON) as a valid facelet string"),
+    "scan": Command("vision", "scan a cube from photos, a camera or a virtual cube"),
+    "rig-sim": Command("robot", "run a simulated rig on a pseudo-terminal until Ctrl-C"),
+    "stream": Command("robot", "send moves to a rig and report how it went"),
+    "rig-info": Command("robot", "print a rig's handshake"),
+    "demo": Command("pipeline",
+                    "the whole pipeline on a virtual cube, synthetic camera and simulated rig"),
+    "run": Command("pipeline", "scan, solve and turn a real cube on a rig"),
+}
+
+#: Every ``cubebot calibrate`` target (aliases included) and its module.
+CALIBRATE_TARGETS: dict[str, Command] = {
+    "colours": Command("colour", "learn your cube's colours under your light"),
+    "colors": Command("colour", "learn your cube's colours under your light"),
+    "camera": Command("vision", "find and save fixed sticker sample points for a rig's camera"),
+}
+
+
+def summary(name: str) -> str:
+    """Return the one-line help of a subcommand or calibrate target; raises KeyError if unknown."""
+    found = COMMANDS.get(name) or CALIBRATE_TARGETS[name]
+    return found.summary

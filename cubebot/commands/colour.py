@@ -15,6 +15,7 @@ from typing import Optional
 from cubebot.calibration import ColourProfile, classify, default_profile_path, learn_profile
 from cubebot.calibration.errors import SampleError, sticker_name
 from cubebot.calibration.scheme import scheme_names
+from cubebot.commands import summary
 from cubebot.solver import Cube
 
 __all__ = ["register", "read_scan_file"]
@@ -145,7 +146,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     scheme_help = (f"colour scheme: {', '.join(scheme_names())}, a JSON file, or six colours "
                    "for U,R,F,D,L,B like white,red,green,yellow,orange,blue (default western)")
     p = commands.add_parser(
-        "classify", help="read sticker colours (RGB JSON) as a valid facelet string",
+        "classify", help=summary("classify"),
         description="Classify one colour per sticker (facelet order U R F D L B) into a valid "
                     "cube: k-means in Lab with the cube's rules. Prints the facelet string.")
     p.add_argument("--rgb", required=True,
@@ -161,7 +162,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.set_defaults(func=_classify)
 
     p = calibrate.add_parser(
-        "colours", aliases=["colors"], help="learn your cube's colours under your light",
+        "colours", aliases=["colors"], help=summary("colours"),
         description="Learn a colour profile from a scan of the solved cube and any further "
                     f"scans, and save it as JSON (default {default_profile_path()}).")
     p.add_argument("--solved", action="append", metavar="FILE",

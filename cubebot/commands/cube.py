@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from cubebot.commands import summary
 from cubebot.render import ansi_net, write_net_png
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
@@ -76,7 +77,7 @@ def _scramble(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add solve, apply, show and scramble to the command line."""
-    p = commands.add_parser("solve", help="solve a cube given as a facelet string or colour scan",
+    p = commands.add_parser("solve", help=summary("solve"),
                             description="Print the moves that solve a 2x2 (24 letters, optimal) "
                                         "or a 3x3 (54 letters, two-phase).")
     p.add_argument("facelets", help="URFDLB facelet string, or a scan in any six colour letters")
@@ -90,19 +91,19 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_solve)
 
-    p = commands.add_parser("apply", help="apply moves and print the facelet string and net")
+    p = commands.add_parser("apply", help=summary("apply"))
     p.add_argument("moves", help="moves in any accepted notation, e.g. \"R U R' U'\" or RUR'U'")
     p.add_argument("--size", type=int, choices=[2, 3], default=None, help="cube size (default 3)")
     p.add_argument("--from", dest="start", help="start from this facelet string, not solved")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_apply)
 
-    p = commands.add_parser("show", help="draw a facelet string as a net (text, optionally PNG)")
+    p = commands.add_parser("show", help=summary("show"))
     p.add_argument("facelets", help="URFDLB facelet string, or a scan in any six colour letters")
     p.add_argument("--png", help="also write the net as a PNG picture to this file")
     p.set_defaults(func=_show)
 
-    p = commands.add_parser("scramble", help="a uniformly random position and moves reaching it")
+    p = commands.add_parser("scramble", help=summary("scramble"))
     p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
     p.add_argument("--seed", type=int, help="random seed, for a repeatable scramble")
     p.add_argument("--json", action="store_true", help="print JSON")

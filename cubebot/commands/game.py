@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Optional
 
+from cubebot.commands import summary
 from cubebot.game import Game
 
 __all__ = ["register"]
@@ -31,7 +32,7 @@ def _game(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add the game to the command line."""
-    p = commands.add_parser("game", help="a 2x2 board game: roll a die, turn, solve to win")
+    p = commands.add_parser("game", help=summary("game"))
     p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     p.add_argument("--points", type=int, default=3, help="hint points per player (default 3)")
     p.add_argument("--seed", type=int, help="seed for the cube and the die")

@@ -8,6 +8,7 @@ import sys
 from typing import Optional
 
 from cubebot.calibration import Classification
+from cubebot.commands import summary
 from cubebot.pipeline import PipelineError, PresentedCamera, RunReport, run_demo, run_rig
 from cubebot.render import ansi_net
 from cubebot.robot import Faults, RobotError
@@ -125,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add demo and run to the command line."""
     p = commands.add_parser(
-        "demo", help="the whole pipeline on a virtual cube, synthetic camera and simulated rig",
+        "demo", help=summary("demo"),
         description="Scramble a virtual cube, photograph it with the synthetic camera, scan and "
                     "classify it, solve it for the rig, stream the moves over a real "
                     "pseudo-terminal to the simulated rig, and check that it ends solved.")
@@ -144,7 +145,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.set_defaults(func=_demo)
 
     p = commands.add_parser(
-        "run", help="scan, solve and turn a real cube on a rig",
+        "run", help=summary("run"),
         description="Scan the cube (live guided scan, a rig's fixed camera, or six photos), "
                     "show the net and the solution, and after confirmation stream the moves.")
     source = p.add_mutually_exclusive_group(required=True)

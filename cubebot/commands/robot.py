@@ -10,6 +10,7 @@ import threading
 from types import FrameType
 from typing import Optional
 
+from cubebot.commands import summary
 from cubebot.robot import Faults, Rig, RobotError, SimulatedRig, builtin_models
 from cubebot.solver import format_moves, parse_moves
 from cubebot.solver.progress import Progress
@@ -88,7 +89,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     """Add rig-sim, stream and rig-info to the command line."""
     rigs = ", ".join(builtin_models())
     p = commands.add_parser(
-        "rig-sim", help="run a simulated rig on a pseudo-terminal until Ctrl-C",
+        "rig-sim", help=summary("rig-sim"),
         description="Serve the simulated rig firmware on a new pseudo-terminal. The first line "
                     "printed is the device path; give it to --port of stream or rig-info.")
     p.add_argument("--rig", default="six-motor", help=f"rig model: {rigs}, or a JSON file")
@@ -105,7 +106,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                    help="multiply motor times by this (0 turns instantly; default real speed)")
     p.set_defaults(func=_rig_sim)
 
-    p = commands.add_parser("stream", help="send moves to a rig and report how it went",
+    p = commands.add_parser("stream", help=summary("stream"),
                             description="Stream moves to the rig at --port exactly once.")
     p.add_argument("moves", help="moves in any accepted notation, e.g. \"R U R' U'\"")
     p.add_argument("--port", required=True,
@@ -117,7 +118,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stream)
 
-    p = commands.add_parser("rig-info", help="print a rig's handshake",
+    p = commands.add_parser("rig-info", help=summary("rig-info"),
                             description="Open --port, greet the rig and print its handshake.")
     p.add_argument("--port", required=True, help="port URL, as for stream")
     p.add_argument("--json", action="store_true", help="print JSON")

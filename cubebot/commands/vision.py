@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from cubebot.commands import summary
 from cubebot.solver import Cube
 from cubebot.vision import (
     Conditions,
@@ -156,7 +157,7 @@ def _calibrate_camera(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add ``scan`` and ``calibrate camera`` to the command line."""
     p = commands.add_parser(
-        "scan", help="scan a cube from photos, a camera or a virtual cube",
+        "scan", help=summary("scan"),
         description="Find the stickers of each face, read their colours, and print the facelet "
                     "string. Photos and faces are read with the net's top row at the top.")
     source = p.add_mutually_exclusive_group(required=True)
@@ -185,7 +186,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.set_defaults(func=_scan)
 
     p = calibrate.add_parser(
-        "camera", help="find and save fixed sticker sample points for a rig's camera",
+        "camera", help=summary("camera"),
         description="Detect the face grid in one frame (or take four corners) and save it as "
                     "JSON for `cubebot scan --sample-points`.")
     source = p.add_mutually_exclusive_group(required=True)
