@@ -12,6 +12,7 @@ from typing import Optional
 import numpy as np
 
 from cubebot.calibration.errors import SampleError
+from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS"]
@@ -84,8 +85,8 @@ def read_samples(samples: object, size: Optional[int], order: str = "rgb") -> np
     """
     if order not in CHANNEL_ORDERS:
         raise SampleError(f"order={order!r}: say \"rgb\" or \"bgr\" (OpenCV images are BGR)")
-    if size is not None and size not in (2, 3):
-        raise SampleError(f"size={size!r}: cubebot reads 2x2 (size 2) and 3x3 (size 3) cubes")
+    if size is not None:
+        check_size(size)
     try:
         array = np.asarray(samples, dtype=float)
     except (TypeError, ValueError) as err:

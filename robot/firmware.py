@@ -20,6 +20,7 @@ from cubebot.robot.model import RigModel
 from cubebot.robot.protocol import PROTOCOL_VERSION, SEQ_MODULUS, Frame, FrameParser, encode, seq_after
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import InvalidMoveError
+from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import Move, parse_moves
 
 __all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
@@ -49,8 +50,7 @@ class Firmware:
     def __init__(self, model: RigModel, size: int = 3, facelets: Optional[str] = None, *,
                  queue_depth: int = 8, faults: Faults = Faults(),
                  rng: Optional[random.Random] = None, time_scale: float = 1.0) -> None:
-        if size not in (2, 3):
-            raise ValueError(f"size={size!r}: the simulated rig holds a 2x2 or a 3x3")
+        check_size(size)
         if queue_depth < 1:
             raise ValueError(f"queue_depth={queue_depth!r} must be >= 1")
         self.model = model

@@ -21,16 +21,18 @@ from cubebot.solver.errors import (
     SolveError,
     TwistedCornerError,
     UnknownPieceError,
+    UnsupportedSizeError,
 )
-from cubebot.solver.geometry import Corner, Edge
+from cubebot.solver.geometry import Corner, Edge, check_size
 from cubebot.solver.notation import Face, Move, format_moves, htm, invert, parse_moves, qtm, simplify
 from cubebot.solver.solve import Solution, distance, load_tables, scramble, solve
 
 __all__ = [
     "Cube", "CubieCube", "SOLVED_2", "SOLVED_3", "net",
     "Face", "Corner", "Edge", "Move", "parse_moves", "format_moves", "invert", "simplify",
-    "htm", "qtm", "Solution", "solve", "distance", "scramble", "load_tables",
+    "htm", "qtm", "check_size", "Solution", "solve", "distance", "scramble", "load_tables",
     "CubeError", "InvalidMoveError", "FaceletError", "NotAFaceletStringError",
     "ImpossibleCubeError", "UnknownPieceError", "DuplicatePieceError", "TwistedCornerError",
     "FlippedEdgeError", "ParityError", "SolveError", "NoSolutionError",
+    "UnsupportedSizeError",
 ]

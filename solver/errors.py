@@ -15,6 +15,7 @@ from __future__ import annotations
 __all__ = [
     "CubeError",
     "InvalidMoveError",
+    "UnsupportedSizeError",
     "FaceletError",
     "NotAFaceletStringError",
     "ImpossibleCubeError",
@@ -34,6 +35,11 @@ class CubeError(ValueError):
 
 class InvalidMoveError(CubeError):
     """A move sequence could not be parsed: names the token and its position."""
+
+
+class UnsupportedSizeError(CubeError):
+    """A cube size other than 2 (a 2x2) or 3 (a 3x3): every part checks sizes with
+    :func:`cubebot.solver.geometry.check_size`, which raises this."""
 
 
 class FaceletError(CubeError):

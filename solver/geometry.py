@@ -13,9 +13,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from cubebot.solver.errors import UnsupportedSizeError
 from cubebot.solver.notation import FACE_LETTERS, Face, Move
 
 __all__ = [
+    "SIZES",
+    "check_size",
     "Corner",
     "Edge",
     "N_CORNERS",
@@ -90,9 +93,20 @@ def facelet_count(size: int) -> int:
     return 6 * size * size
 
 
-def _check_size(size: int) -> None:
-    if size not in (2, 3):
-        raise ValueError(f"size={size!r}: cubebot handles 2x2 (size 2) and 3x3 (size 3) cubes")
+#: The cube sizes cubebot handles: a 2x2 and a 3x3.
+SIZES = (2, 3)
+
+
+def check_size(size: object) -> int:
+    """Return ``size`` as an int if cubebot handles that cube size (2 or 3).
+
+    Raises :class:`~cubebot.solver.errors.UnsupportedSizeError` (a ValueError) otherwise; the
+    one size check every part uses.
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size not in SIZES:
+        raise UnsupportedSizeError(
+            f"size={size!r}: cubebot handles 2x2 (size 2) and 3x3 (size 3) cubes")
+    return size
 
 
 @lru_cache(maxsize=None)
@@ -122,7 +136,7 @@ def move_permutation(move: Move, size: int) -> np.ndarray:
     Raises:
         ValueError: the size is not 2 or 3.
     """
-    _check_size(size)
+    check_size(size)
     positions = _sticker_positions(size)
     face = _ROTATION_AXIS[move.name] if move.is_rotation else Face[move.name]
     axis = np.array(_FACE_FRAMES[face][0])
@@ -153,7 +167,7 @@ def _sticker_index(name: str, size: int) -> int:
 @lru_cache(maxsize=None)
 def corner_facelets(size: int) -> tuple[tuple[int, int, int], ...]:
     """Return, per corner position, its three sticker indices (U/D sticker first, clockwise)."""
-    _check_size(size)
+    check_size(size)
     return tuple(
         tuple(_sticker_index(name, size) for name in stickers)  # type: ignore[misc]
         for stickers in _CORNER_STICKERS_3

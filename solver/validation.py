@@ -25,6 +25,7 @@ from cubebot.solver.geometry import (
     Corner,
     Edge,
     centre_facelets,
+    check_size,
     corner_facelets,
     edge_facelets,
 )
@@ -43,10 +44,7 @@ _OPPOSITE = {f: FACE_LETTERS[(i + 3) % 6] for i, f in enumerate(FACE_LETTERS)}
 def _size_of(text: str, size: Optional[int]) -> int:
     lengths = {54: 3, 24: 2}
     if size is not None:
-        if size not in (2, 3):
-            raise NotAFaceletStringError(
-                f"size={size!r}: cubebot handles 2x2 (size 2) and 3x3 (size 3) cubes"
-            )
+        check_size(size)
         if len(text) != 6 * size * size:
             raise NotAFaceletStringError(
                 f"a {size}x{size} facelet string has {6 * size * size} letters, got {len(text)}; "

@@ -26,6 +26,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
+from cubebot.solver.geometry import check_size
 from cubebot.vision.errors import GridNotFoundError
 
 __all__ = ["Grid", "detect_grid", "grid_from_corners", "WORK_SIDE"]
@@ -402,8 +403,7 @@ def detect_grid(frame: np.ndarray, size: int) -> Grid:
     squares, too few of them in a lattice, or a lattice bigger than the cube's size), and
     :class:`ValueError` for a frame that is not an image or a size other than 2 or 3.
     """
-    if size not in (2, 3):
-        raise ValueError(f"cube size must be 2 or 3, not {size!r}")
+    check_size(size)
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
         shape = getattr(frame, "shape", None)
         raise ValueError(f"a frame must be a BGR image of shape (h, w, 3), got {shape}")

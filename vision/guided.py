@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import Camera, has_display
 from cubebot.vision.errors import GridNotFoundError, NoDisplayError, ScanError, VisionError
@@ -55,8 +56,7 @@ class GuidedScan:
     """The state of a guided scan: faces accepted so far, the classified cube, corrections."""
 
     def __init__(self, camera: Camera, size: int, *, profile: Any = None, scheme: Any = None) -> None:
-        if size not in (2, 3):
-            raise ValueError(f"cube size must be 2 or 3, not {size!r}")
+        check_size(size)
         self.camera = camera
         self.size = size
         self.profile = profile

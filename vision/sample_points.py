@@ -23,6 +23,7 @@ from typing import Mapping, Sequence, Union
 import numpy as np
 
 from cubebot.solver.files import write_text_atomic
+from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 
@@ -43,8 +44,7 @@ class SamplePoints:
     corners: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.size not in (2, 3):
-            raise SamplePointsError(f"cube size must be 2 or 3, not {self.size!r}")
+        check_size(self.size)
         if not self.corners:
             raise SamplePointsError("sample points need at least one grid ('*' or a face letter)")
         for key, pts in self.corners.items():

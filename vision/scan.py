@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from cubebot.solver.geometry import sticker_name
+from cubebot.solver.geometry import check_size, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import Camera
 from cubebot.vision.errors import GridNotFoundError, ScanError
@@ -114,8 +114,7 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
     trying all of them, so that all bad pictures can be re-shot at once; :class:`ValueError`
     when the sample points are for another cube size.
     """
-    if size not in (2, 3):
-        raise ValueError(f"cube size must be 2 or 3, not {size!r}")
+    check_size(size)
     if sample_points is not None and sample_points.size != size:
         raise ValueError(f"sample points are for a {sample_points.size}x{sample_points.size} "
                          f"cube, not {size}x{size}")

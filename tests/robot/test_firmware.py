@@ -9,7 +9,7 @@ import pytest
 from cubebot.robot import Faults, RigModel
 from cubebot.robot.firmware import Firmware
 from cubebot.robot.protocol import ESTOP, Frame, FrameParser, encode
-from cubebot.solver import Cube
+from cubebot.solver import Cube, UnsupportedSizeError
 
 SIX = RigModel.load("six-motor")
 
@@ -154,5 +154,5 @@ def test_cube_query_returns_the_rigs_facelets() -> None:
 
 
 def test_bad_size_is_refused() -> None:
-    with pytest.raises(ValueError, match="2x2 or a 3x3"):
+    with pytest.raises(UnsupportedSizeError, match="size=4"):
         Firmware(SIX, size=4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cubebot.solver import Cube
+from cubebot.solver import Cube, UnsupportedSizeError
 from cubebot.vision import Conditions, GridNotFoundError, SyntheticCamera, detect_grid, grid_from_corners
 from cubebot.vision.synthetic import _background
 
@@ -85,7 +85,7 @@ def test_three_by_three_face_is_not_taken_for_a_two_by_two(ideal_camera: Synthet
 
 
 def test_size_other_than_two_or_three_is_rejected(ideal_camera: SyntheticCamera) -> None:
-    with pytest.raises(ValueError, match="2 or 3"):
+    with pytest.raises(UnsupportedSizeError, match="size=4"):
         detect_grid(ideal_camera.read_face("F"), 4)
 
 

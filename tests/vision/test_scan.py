@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cubebot.solver import Cube
+from cubebot.solver import Cube, UnsupportedSizeError
 from cubebot.vision import Conditions, ScanError, SyntheticCamera, scan_cube, scan_faces, sticker_name
 
 
@@ -85,7 +85,7 @@ def test_face_without_a_grid_is_named_and_the_others_are_still_tried(cube3: Cube
 
 
 def test_wrong_size_is_refused() -> None:
-    with pytest.raises(ValueError, match="2 or 3"):
+    with pytest.raises(UnsupportedSizeError, match="size=5"):
         scan_faces(SyntheticCamera(Cube.solved(3)), 5)
 
 
