@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Protocol, Union
+from typing import Any, Callable, Iterator, Optional, Protocol, Sequence, Union
 
 from cubebot.calibration import Classification
 from cubebot.render import summary_image, write_image, write_net_png
 from cubebot.robot import Faults, ProtocolError, Rig, RigModel, SimulatedRig, StreamReport, rig_time
 from cubebot.solver import Cube, NoSolutionError, Solution, load_tables, solve
+from cubebot.solver.geometry import check_size
 from cubebot.solver.tables import cache_dir
 from cubebot.vision import (
     Camera,
@@ -51,6 +53,9 @@ class Listener(Protocol):
     def step_done(self, name: str, seconds: float, detail: str) -> None:
         """A step finished after ``seconds``; ``detail`` is one line about its result."""
 
+    def step_failed(self, name: str, seconds: float, error: str) -> None:
+        """A step failed after ``seconds``; ``error`` says why (the run stops there)."""
+
     def streaming(self, done: int, total: int) -> None:
         """The rig has accepted ``done`` of ``total`` moves."""
 
@@ -61,6 +66,9 @@ class _Silent:
 
     def step_done(self, name: str, seconds: float, detail: str) -> None:
         log.info("%s done in %.2fs: %s", name, seconds, detail)
+
+    def step_failed(self, name: str, seconds: float, error: str) -> None:
+        log.info("%s failed after %.2fs: %s", name, seconds, error)
 
     def streaming(self, done: int, total: int) -> None:
         log.debug("streamed %d/%d", done, total)
@@ -99,11 +107,13 @@ class PresentedCamera:
 
 @dataclass(frozen=True)
 class StepRecord:
-    """One finished step: its name, how long it took, and a line about its result."""
+    """One step that ended: its name, how long it took, a line about its result, and whether
+    it succeeded (``ok`` False: ``detail`` is the error that stopped the run)."""
 
     name: str
     seconds: float
     detail: str
+    ok: bool = True
 
 
 @dataclass
@@ -148,14 +158,14 @@ class RunReport:
             "verified_facelets": self.verified_facelets,
             "checked": self.checked,
             "solved": self.solved,
-            "steps": [{"name": s.name, "seconds": round(s.seconds, 4), "detail": s.detail}
-                      for s in self.steps],
+            "steps": [{"name": s.name, "seconds": round(s.seconds, 4), "detail": s.detail,
+                       "ok": s.ok} for s in self.steps],
             "pictures": [str(p) for p in self.pictures],
         }
 
 
 class _Steps:
-    """Times the steps of one run and tells the listener."""
+    """Times the steps of one run, records each in the report and tells the listener."""
 
     def __init__(self, report: RunReport, listener: Listener) -> None:
         self.report = report
@@ -163,14 +173,82 @@ class _Steps:
 
     @contextmanager
     def step(self, name: str, detail: str) -> Iterator[list[str]]:
+        """Run the body as step ``name``; the body appends its one-line result to the list.
+
+        A body that raises is recorded as failed, with its time and the error, before the
+        error goes on to the caller.
+        """
         result: list[str] = []
         self.listener.step_started(name, detail)
         start = time.perf_counter()
-        yield result
-        seconds = time.perf_counter() - start
-        line = result[0] if result else ""
-        self.report.steps.append(StepRecord(name, seconds, line))
-        self.listener.step_done(name, seconds, line)
+        ok = False
+        try:
+            yield result
+            ok = True
+        finally:
+            seconds = time.perf_counter() - start
+            if ok:
+                line = result[0] if result else ""
+                self.report.steps.append(StepRecord(name, seconds, line))
+                self.listener.step_done(name, seconds, line)
+            else:
+                error = sys.exc_info()[1]
+                line = str(error) if error is not None else "interrupted"
+                self.report.steps.append(StepRecord(name, seconds, line, ok=False))
+                self.listener.step_failed(name, seconds, line)
+
+
+@dataclass
+class _Run:
+    """What the steps of one run share: their inputs, the open rig, and the report they fill."""
+
+    size: int
+    camera: Camera
+    budget: float
+    report: RunReport
+    profile: Any = None
+    sample_points: Optional[SamplePoints] = None
+    guided: bool = False
+    model: Optional[RigModel] = None
+    connection: Optional[Rig] = None
+    port: str = ""
+    listener: Listener = field(default_factory=lambda: _Silent())
+    rescan: bool = False
+    output: Optional[Path] = None
+    classification: Optional[Classification] = None
+    face_scan: Optional[FaceScan] = None
+
+    def rig(self) -> Rig:
+        """Return the open rig (a step before this one opened it)."""
+        assert self.connection is not None, "the rig step runs before this one"
+        return self.connection
+
+    def rig_model(self) -> RigModel:
+        """Return the rig's model (known once the rig has answered)."""
+        assert self.model is not None, "the rig's model is known before this step"
+        return self.model
+
+    def solution(self) -> Solution:
+        """Return the solution found by the solve step."""
+        assert self.report.solution is not None, "the solve step runs before this one"
+        return self.report.solution
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of a run: its name, what it is about to do, and the doing (returns its result)."""
+
+    name: str
+    describe: Callable[[_Run], str]
+    act: Callable[[_Run], str]
+
+
+def _run_steps(run: _Run, steps: Sequence[_Step], listener: Listener) -> None:
+    """Run ``steps`` in order, each timed and reported; the first failure ends the run."""
+    timer = _Steps(run.report, listener)
+    for step in steps:
+        with timer.step(step.name, step.describe(run)) as out:
+            out.append(step.act(run))
 
 
 def scan(camera: Camera, size: int, *, profile: Any = None,
@@ -257,6 +335,78 @@ def _pictures(output: Path, report: RunReport, face_scan: FaceScan,
     return pictures
 
 
+def _scan_step(run: _Run) -> str:
+    run.classification, run.face_scan = scan(run.camera, run.size, profile=run.profile,
+                                             sample_points=run.sample_points, guided=run.guided)
+    report = run.report
+    report.scanned = run.classification.facelets
+    if report.truth is not None and report.scanned != report.truth:
+        raise PipelineError("the scan does not match the virtual cube: "
+                            f"read {report.scanned}, truth {report.truth}")
+    return (f"{report.scanned} (lowest confidence {min(run.classification.confidence):.2f}, "
+            f"margin {run.classification.margin:.1f})")
+
+
+def _tables_step(run: _Run) -> str:
+    load_tables(run.size)
+    return f"ready in {cache_dir()}"
+
+
+def _solve_step(run: _Run) -> str:
+    model = run.rig_model()
+    solution = run.report.solution = solve_for_rig(run.report.scanned, model, budget=run.budget)
+    return (f"{solution} ({len(solution)} moves, {rig_time(solution.moves, model):.2f}s "
+            "on the rig)")
+
+
+def _rig_step(run: _Run) -> str:
+    """Check the open rig holds a cube of the size being solved; return its handshake line."""
+    info = run.rig().info
+    if info is not None and info.size != run.size:
+        raise PipelineError(
+            f"the rig at {run.port} holds a {info.size}x{info.size} cube, but this run is for a "
+            f"{run.size}x{run.size}: run again with --size {info.size}, or put the right cube in "
+            "the rig; nothing was moved")
+    run.model = run.rig().model
+    return (f"{run.port}: rig {run.rig_model().name!r}, firmware "
+            f"{getattr(info, 'firmware', '?')}, boot id {getattr(info, 'boot_id', '?')}")
+
+
+def _check_step(run: _Run) -> str:
+    """Plan the solution on the rig's motors before anything moves (a missing motor fails)."""
+    rig_plan = run.rig().plan(run.solution().moves)
+    return f"{len(run.solution().moves)} moves in {len(rig_plan)} motor slots"
+
+
+def _stream_step(run: _Run) -> str:
+    report = run.report.stream = stream(run.rig(), run.solution(), run.listener)
+    return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
+
+
+def _verify_step(run: _Run) -> str:
+    report = run.report
+    report.rig_facelets = _rig_cube(run.rig())
+    if run.rescan:
+        if isinstance(run.camera, SyntheticCamera) and report.rig_facelets is not None:
+            run.camera.set_state(report.rig_facelets)  # the virtual cube is the rig's cube
+        again, _ = scan(run.camera, run.size, profile=run.profile,
+                        sample_points=run.sample_points)
+        report.verified_facelets = again.facelets
+    if report.solved:
+        return "solved"
+    if report.checked:
+        return f"NOT solved: rig {report.rig_facelets}, re-scan {report.verified_facelets}"
+    return ("cannot check: the rig keeps no record of its cube and the camera cannot see it "
+            "again; look at the cube")
+
+
+def _pictures_step(run: _Run) -> str:
+    assert run.output is not None and run.classification is not None
+    assert run.face_scan is not None
+    run.report.pictures = _pictures(run.output, run.report, run.face_scan, run.classification)
+    return f"{len(run.report.pictures)} files"
+
+
 def run_demo(size: int = 3, seed: int = 0, *, conditions: Optional[Conditions] = None,
              rig: Union[str, RigModel] = "six-motor", output: Union[str, Path, None] = None,
              budget: float = 1.0, faults: Faults = Faults(), time_scale: float = 0.25,
@@ -273,103 +423,91 @@ def run_demo(size: int = 3, seed: int = 0, *, conditions: Optional[Conditions] =
         PipelineError: the scan did not match the virtual cube.
         vision.VisionError, robot.RobotError, solver.SolveError: a part failed.
     """
-    listener = listener or _Silent()
     model = rig if isinstance(rig, RigModel) else RigModel.load(rig)
     truth = Cube.random(size, seed)
     while truth.is_solved:  # a solved scramble shows nothing
         seed += 1
         truth = Cube.random(size, seed)
-    report = RunReport(size, truth=truth.facelets)
-    steps = _Steps(report, listener)
     camera = SyntheticCamera(truth, seed=seed, conditions=conditions or Conditions.moderate())
+    run = _Run(size, camera, budget, RunReport(size, truth=truth.facelets),
+               listener=listener or _Silent(), profile=False, model=model, rescan=True,
+               output=Path(output) if output is not None else None)
+
     with ExitStack() as stack:
-        with steps.step("scan", f"photographing the six faces of a scrambled {size}x{size}") as out:
-            classification, face_scan = scan(camera, size, profile=False)
-            report.scanned = classification.facelets
-            out.append(f"{report.scanned} (lowest confidence "
-                       f"{min(classification.confidence):.2f}, margin {classification.margin:.1f})")
-        if report.scanned != truth.facelets:
-            raise PipelineError("the scan does not match the virtual cube: "
-                                f"read {report.scanned}, truth {truth.facelets}")
-        with steps.step("tables", "loading the solver's tables (built on first use)") as out:
-            load_tables(size)
-            out.append(f"ready in {cache_dir()}")
-        with steps.step("solve", f"for rig {model.name!r}, budget {budget:g}s") as out:
-            report.solution = solve_for_rig(report.scanned, model, budget=budget)
-            out.append(f"{report.solution} ({len(report.solution)} moves, "
-                       f"{rig_time(report.solution.moves, model):.2f}s on the rig)")
-        with steps.step("rig", "starting the simulated rig on a pseudo-terminal") as out:
-            sim = stack.enter_context(SimulatedRig(size, truth.facelets, model, faults, seed=seed,
-                                                   time_scale=time_scale))
-            connection = stack.enter_context(Rig(sim.port, model=model))
-            info = connection.info
-            out.append(f"{sim.port}: firmware {getattr(info, 'firmware', '?')}, "
-                       f"boot id {getattr(info, 'boot_id', '?')}")
-        with steps.step("stream", f"{len(report.solution.moves)} moves to {sim.port}") as out:
-            report.stream = stream(connection, report.solution, listener)
-            out.append(f"sent {report.stream.sent}, retransmits {report.stream.retransmits}, "
-                       f"{report.stream.seconds:.2f}s")
-        with steps.step("verify", "reading the rig's cube and showing it to the camera") as out:
-            report.rig_facelets = connection.facelets()
-            camera.set_state(report.rig_facelets)
-            again, _ = scan(camera, size, profile=False)
-            report.verified_facelets = again.facelets
-            out.append("solved" if report.solved else f"NOT solved: {report.rig_facelets}")
-    if output is not None:
-        with steps.step("pictures", f"writing to {output}") as out:
-            report.pictures = _pictures(Path(output), report, face_scan, classification)
-            out.append(f"{len(report.pictures)} files")
-    return report
+        def start_rig(run: _Run) -> str:
+            sim = stack.enter_context(SimulatedRig(size, truth.facelets, model, faults,
+                                                   seed=seed, time_scale=time_scale))
+            run.port = sim.port
+            run.connection = stack.enter_context(Rig(sim.port, model=model))
+            return _rig_step(run)
+
+        _run_steps(run, [
+            _Step("scan", lambda r: f"photographing the six faces of a scrambled {size}x{size}",
+                  _scan_step),
+            _Step("tables", lambda r: "loading the solver's tables (built on first use)",
+                  _tables_step),
+            _Step("solve", lambda r: f"for rig {model.name!r}, budget {budget:g}s", _solve_step),
+            _Step("rig", lambda r: "starting the simulated rig on a pseudo-terminal", start_rig),
+            _Step("stream", lambda r: f"{len(r.solution().moves)} moves to {r.port}",
+                  _stream_step),
+            _Step("verify", lambda r: "reading the rig's cube and showing it to the camera",
+                  _verify_step),
+        ], run.listener)
+    if run.output is not None:
+        _run_steps(run, [_Step("pictures", lambda r: f"writing to {r.output}", _pictures_step)],
+                   run.listener)
+    return run.report
 
 
 def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigModel, None] = None,
             profile: Any = None, sample_points: Optional[SamplePoints] = None,
-            guided: bool = False, confirm: Callable[[Classification, Solution], bool] = lambda c, s: True,
+            guided: bool = False,
+            confirm: Callable[[Classification, Solution], bool] = lambda c, s: True,
             budget: float = 1.0, output: Union[str, Path, None] = None,
             rescan: bool = False, listener: Optional[Listener] = None) -> RunReport:
     """Return the report of a run on real hardware (or any camera and any port URL).
 
-    The rig is opened first (so a missing port fails before the scan), the cube is scanned and
-    classified, solved for the rig's model, and shown to ``confirm`` before anything moves;
-    then streamed. Afterwards the rig's own record of its cube is read where the rig keeps
-    one, and with ``rescan`` (a rig whose fixed camera sees the cube) the cube is scanned again.
+    The rig is opened first and its cube size checked (so a missing port or the wrong cube
+    fails before the scan), the cube is scanned and classified, solved for the rig's model,
+    planned on its motors, and shown to ``confirm`` before anything moves; then streamed.
+    Afterwards the rig's own record of its cube is read where the rig keeps one, and with
+    ``rescan`` (a rig whose fixed camera sees the cube) the cube is scanned again.
 
     Raises:
-        PipelineError: the person declined, or the rig or re-scan says the cube is not solved.
+        PipelineError: the rig holds another size of cube, the person declined, or the rig or
+            re-scan says the cube is not solved.
         vision.ScanError: stickers to re-shoot; robot.RigResetError: re-scan the cube;
-        robot.RigConnectionError: the port is missing or was unplugged.
+        robot.RigConnectionError: the port is missing or was unplugged;
+        robot.UnplannableMoveError: the rig lacks a motor the solution needs (nothing moved).
     """
-    listener = listener or _Silent()
-    report = RunReport(size)
-    steps = _Steps(report, listener)
-    with Rig(port, model=rig) as connection:
-        model = connection.model
-        assert model is not None  # set by the handshake
-        with steps.step("scan", f"scanning the six faces of a {size}x{size}") as out:
-            classification, face_scan = scan(camera, size, profile=profile,
-                                             sample_points=sample_points, guided=guided)
-            report.scanned = classification.facelets
-            out.append(f"{report.scanned} (lowest confidence "
-                       f"{min(classification.confidence):.2f})")
-        with steps.step("solve", f"for rig {model.name!r}, budget {budget:g}s") as out:
-            report.solution = solve_for_rig(report.scanned, model, budget=budget)
-            out.append(f"{report.solution} ({len(report.solution)} moves)")
-        if not confirm(classification, report.solution):
+    check_size(size)
+    run = _Run(size, camera, budget, RunReport(size), listener=listener or _Silent(),
+               profile=profile, sample_points=sample_points, guided=guided, port=port,
+               rescan=rescan, output=Path(output) if output is not None else None)
+
+    def ask(run: _Run) -> str:
+        assert run.classification is not None
+        if not confirm(run.classification, run.solution()):
             raise PipelineError("stopped before the rig moved: nothing was sent")
-        with steps.step("stream", f"{len(report.solution.moves)} moves to {port}") as out:
-            report.stream = stream(connection, report.solution, listener)
-            out.append(f"sent {report.stream.sent}, retransmits {report.stream.retransmits}")
-        with steps.step("verify", "checking the cube is solved") as out:
-            report.rig_facelets = _rig_cube(connection)
-            if rescan:
-                again, _ = scan(camera, size, profile=profile, sample_points=sample_points)
-                report.verified_facelets = again.facelets
-            out.append("solved" if report.solved else
-                       "NOT solved" if report.checked else
-                       "cannot check: the rig keeps no record of its cube and the camera "
-                       "cannot see it again; look at the cube")
-    if output is not None:
-        report.pictures = _pictures(Path(output), report, face_scan, classification)
+        return "confirmed"
+
+    with Rig(port, model=rig) as connection:
+        run.connection = connection
+        _run_steps(run, [
+            _Step("rig", lambda r: f"greeting the rig at {port}", _rig_step),
+            _Step("scan", lambda r: f"scanning the six faces of a {size}x{size}", _scan_step),
+            _Step("solve", lambda r: f"for rig {r.rig_model().name!r}, budget {budget:g}s",
+                  _solve_step),
+            _Step("check", lambda r: "planning the moves on the rig's motors", _check_step),
+            _Step("confirm", lambda r: "asking before the rig moves", ask),
+            _Step("stream", lambda r: f"{len(r.solution().moves)} moves to {port}",
+                  _stream_step),
+            _Step("verify", lambda r: "checking the cube is solved", _verify_step),
+        ], run.listener)
+    if run.output is not None:
+        _run_steps(run, [_Step("pictures", lambda r: f"writing to {r.output}", _pictures_step)],
+                   run.listener)
+    report = run.report
     if report.checked and not report.solved:
         raise PipelineError(
             f"the cube did not end solved (rig reports {report.rig_facelets}, "

@@ -44,6 +44,12 @@ class TerminalListener:
             self._bar = None
         self._say(f"[{name}] {seconds:6.2f}s  {detail}")
 
+    def step_failed(self, name: str, seconds: float, error: str) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+        self._say(f"[{name}] {seconds:6.2f}s  FAILED")
+
     def streaming(self, done: int, total: int) -> None:
         if self.quiet:
             return

@@ -160,3 +160,47 @@ def test_demo_on_a_five_motor_rig_never_turns_the_missing_face() -> None:
     report = run_demo(3, 4, rig="five-motor", budget=0.5, time_scale=0.0)
     assert report.solved
     assert all(move.name != "B" for move in report.solution.moves)
+
+
+def test_run_for_another_cube_size_refuses_before_anything_moves(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cube = Cube.random(2, 9)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+    with SimulatedRig(3, time_scale=0.0) as sim:
+        status, out, err = run_cli(capsys, "run", "--images", str(photos), "--port", sim.port,
+                                   "--size", "2", "--yes", "--no-profile")
+        assert sim.executed == []
+    assert status == 2
+    assert "holds a 3x3" in err and "--size 3" in err and "None" not in err
+    assert "[rig]" in out and "FAILED" in out
+
+
+def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> None:
+    from cubebot.pipeline import PipelineError, run_rig
+    from cubebot.vision import FolderCamera
+
+    cube = Cube.random(3, 14)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+    heard: list[tuple[str, str]] = []
+
+    class Recorder:
+        def step_started(self, name: str, detail: str) -> None:
+            heard.append(("started", name))
+
+        def step_done(self, name: str, seconds: float, detail: str) -> None:
+            heard.append(("done", name))
+
+        def step_failed(self, name: str, seconds: float, error: str) -> None:
+            heard.append(("failed", name))
+            assert seconds >= 0 and "nothing was sent" in error
+
+        def streaming(self, done: int, total: int) -> None:
+            heard.append(("streaming", str(done)))
+
+    with SimulatedRig(3, cube.facelets, time_scale=0.0) as sim, FolderCamera(photos) as camera:
+        with pytest.raises(PipelineError, match="nothing was sent"):
+            run_rig(camera, sim.port, profile=False, budget=0.3, listener=Recorder(),
+                    confirm=lambda classification, solution: False)
+        assert sim.executed == []
+    assert heard[-2:] == [("started", "confirm"), ("failed", "confirm")]
+    assert ("done", "check") in heard and ("done", "scan") in heard
