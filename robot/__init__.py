@@ -14,19 +14,22 @@ from cubebot.robot.errors import (
     EmergencyStopError,
     EndStopError,
     MissingMotorError,
+    NoJobError,
     ProtocolError,
     QueueFullError,
     RigConnectionError,
     RigFault,
     RigModelError,
     RigResetError,
+    RigStoppedError,
     RigTimeoutError,
     RobotError,
     StallError,
     UnplannableMoveError,
 )
 from cubebot.robot.faults import Faults
-from cubebot.robot.host import Rig, RigInfo, StreamReport
+from cubebot.robot.host import JobStatus, Rig, RigInfo, job_id
+from cubebot.robot.sender import StreamReport
 from cubebot.robot.model import RigModel, builtin_models
 from cubebot.robot.plan import Plan, Slot, plan, rig_time
 from cubebot.robot.simulator import SimulatedRig
@@ -36,8 +39,8 @@ if "cubebot.robot.urlhandler" not in serial.protocol_handler_packages:
 
 __all__ = [
     "RigModel", "builtin_models", "Plan", "Slot", "plan", "rig_time",
-    "Rig", "RigInfo", "StreamReport", "SimulatedRig", "Faults",
+    "Rig", "RigInfo", "JobStatus", "job_id", "StreamReport", "SimulatedRig", "Faults",
     "RobotError", "RigConnectionError", "RigTimeoutError", "ProtocolError", "RigResetError",
     "RigFault", "StallError", "EndStopError", "QueueFullError", "MissingMotorError",
-    "EmergencyStopError", "RigModelError", "UnplannableMoveError",
+    "EmergencyStopError", "RigStoppedError", "NoJobError", "RigModelError", "UnplannableMoveError",
 ]

@@ -24,8 +24,11 @@ __all__ = [
     "QueueFullError",
     "MissingMotorError",
     "EmergencyStopError",
+    "RigStoppedError",
+    "NoJobError",
     "RigModelError",
     "UnplannableMoveError",
+    "fault_error",
 ]
 
 
@@ -58,9 +61,15 @@ class RigResetError(RobotError):
 
 
 class RigFault(RobotError):
-    """A fault reported by the rig itself; ``code`` is the wire code (e.g. ``STALL``)."""
+    """A fault reported by the rig itself; ``code`` is the wire code (e.g. ``STALL``).
+
+    Each subclass carries the one table row of its code: ``text`` says what happened and
+    ``hint`` what to do (see :func:`fault_error`).
+    """
 
     code = "FAULT"
+    text = "the rig reported a fault"
+    hint = ""
 
     def __init__(self, message: str, detail: Optional[dict[str, str]] = None) -> None:
         super().__init__(message)
@@ -71,30 +80,86 @@ class StallError(RigFault):
     """A motor stalled (the face is jammed or the cube is misaligned)."""
 
     code = "STALL"
+    text = "a motor stalled"
+    hint = "free the jammed face, re-scan the cube and solve again"
 
 
 class EndStopError(RigFault):
     """A gripper hit its end stop (the cube is not seated in the rig)."""
 
     code = "ENDSTOP"
+    text = "a gripper hit its end stop"
+    hint = "seat the cube in the grippers, re-scan and solve again"
 
 
 class QueueFullError(RigFault):
-    """The rig's move queue was full when a move arrived."""
+    """The rig's move queue was full when a move arrived (only without flow control)."""
 
     code = "QUEUE_FULL"
+    text = "the rig's move queue was full"
+    hint = "wait for the rig to finish its moves (streams wait by themselves)"
 
 
 class MissingMotorError(RigFault):
     """A move asked for a face the rig has no motor on."""
 
     code = "NOMOTOR"
+    text = "the rig has no motor for that face"
+    hint = "solve with the rig model's faces only"
 
 
 class EmergencyStopError(RigFault):
     """The rig is emergency-stopped: queued moves were discarded."""
 
     code = "ESTOP"
+    text = "the rig is emergency-stopped"
+    hint = ("a layer may be half-turned: straighten it by hand, re-scan the cube, then clear "
+            "the stop (`cubebot stop --port URL --clear`)")
+
+
+class RigStoppedError(RigFault):
+    """The rig holds a stopped job: it finished the turn in progress and dropped its queue.
+
+    ``done`` and ``total`` are the job's moves, as the rig counts them (-1 when unknown).
+    """
+
+    code = "STOPPED"
+    text = "the rig is stopped"
+    hint = "continue the job with `cubebot stream MOVES --port URL --resume`"
+
+    def __init__(self, message: str, detail: Optional[dict[str, str]] = None) -> None:
+        super().__init__(message, detail)
+        self.done = int(self.detail.get("JD", "-1"))
+        self.total = int(self.detail.get("JT", "-1"))
+
+
+class NoJobError(RigFault):
+    """There is no stopped job of these moves on the rig to resume."""
+
+    code = "NOJOB"
+    text = "the rig has no stopped job of these moves to resume"
+    hint = "stream the moves without --resume after re-scanning the cube"
+
+
+_FAULTS: dict[str, type[RigFault]] = {
+    cls.code: cls for cls in (StallError, EndStopError, QueueFullError, MissingMotorError,
+                              EmergencyStopError, RigStoppedError, NoJobError)
+}
+
+
+def fault_error(code: str, fields: dict[str, str], where: str) -> RobotError:
+    """Return the error for a rig-reported ``code`` (its fields and where it happened).
+
+    An unknown code is a :class:`ProtocolError` naming it; a known one its :class:`RigFault`
+    subclass, with the face when the rig named one and what to do.
+    """
+    detail = {k: v for k, v in fields.items() if k not in ("N", "D", "L", "B")}
+    cls = _FAULTS.get(code)
+    if cls is None:
+        return ProtocolError(f"the rig refused {where}: {code} {detail}")
+    extra = f" on face {fields['FACE']}" if "FACE" in fields else ""
+    hint = f"; {cls.hint}" if cls.hint else ""
+    return cls(f"{cls.text}{extra} ({where}){hint}", detail)
 
 
 class RigModelError(ValueError):

@@ -27,7 +27,7 @@ __all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
 
 log = logging.getLogger(__name__)
 
-FIRMWARE_VERSION = "SIM-1.0"
+FIRMWARE_VERSION = "SIM-2.0"
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,12 @@ class Firmware:
         self._queue: deque[tuple[int, tuple[Move, ...]]] = deque()
         self._current: Optional[tuple[int, tuple[Move, ...], float]] = None
         self.fault: Optional[tuple[str, dict[str, str]]] = None
-        self.stopped = False
+        self.stopped = False  # emergency-stopped
+        self.holding = False  # stopped on request after the turn in progress
+        self.out_of_line = False  # an emergency stop cut a turn short
+        self.job_id = ""
+        self.job_done = 0
+        self.job_total = 0
         self._deaf_until = now + self.faults.boot_delay
         self._parser = FrameParser()
         log.info("rig booted, boot id %s", self.boot_id)
@@ -94,11 +99,13 @@ class Firmware:
 
     @property
     def state(self) -> str:
-        """Return READY, BUSY, ESTOP or the latched fault code."""
+        """Return READY, BUSY, STOPPED, ESTOP or the latched fault code."""
         if self.stopped:
             return "ESTOP"
         if self.fault:
             return self.fault[0]
+        if self.holding:
+            return "STOPPED"
         return "BUSY" if self.queue_length else "READY"
 
     # -- bytes in, bytes out ----------------------------------------------------------------
@@ -120,13 +127,13 @@ class Firmware:
         return bytes(out)
 
     def _resend(self) -> bytes:
-        return encode(Frame("N", "RESEND", fields={"N": str(self.next_seq), "B": self.boot_id}))
+        return encode(Frame("N", "RESEND", fields=self._counters()))
 
     def tick(self, now: float) -> None:
         """Advance the motors to time ``now``: finish due moves and start queued ones."""
         while True:
             if self._current is None:
-                if not self._queue or self.fault or self.stopped:
+                if not self._queue or self.fault or self.stopped or self.holding:
                     return
                 seq, moves = self._queue.popleft()
                 self._start(seq, moves, now)
@@ -136,9 +143,10 @@ class Firmware:
                 return
             self.cube = self.cube.apply(moves)
             self.done += 1
+            self.job_done += len(moves)
             self.executed.append(ExecutedSlot(self.boot_id, seq, moves))
             self._current = None
-            if self._queue and not self.fault and not self.stopped:
+            if self._queue and not self.fault and not self.stopped and not self.holding:
                 seq, moves = self._queue.popleft()
                 self._start(seq, moves, finish)
 
@@ -164,8 +172,14 @@ class Firmware:
         log.warning("emergency stop: %d queued frames discarded", len(self._queue))
         self.stopped = True
         self._queue.clear()
-        self._current = None  # the turn in progress is abandoned (the face did not finish)
-        return encode(Frame("E", "ESTOP", fields=self._counters()))
+        self._held.clear()
+        if self._current is not None:
+            self.out_of_line = True  # the turn in progress is abandoned half-way
+        self._current = None
+        fields = self._counters()
+        if self.out_of_line:
+            fields["OUT"] = "1"
+        return encode(Frame("E", "ESTOP", fields=fields))
 
     # -- frames -----------------------------------------------------------------------------
 
@@ -196,7 +210,13 @@ class Firmware:
             return encode(Frame(self._reply_tag(frame), "ERR", ("STALE",), self._counters()))
         out = bytearray()
         while True:
-            reply = encode(self._execute(frame, now))
+            answer = self._execute(frame, now)
+            reply = encode(answer)
+            if answer.word != "OK":
+                # refused (queue full, a fault, a bad move): N stays and nothing is cached;
+                # frames held after it are dropped, the host sends them again after it
+                self._held.clear()
+                return bytes(out + reply)
             self._replies[seq] = reply
             self.next_seq = seq = (seq + 1) % SEQ_MODULUS
             while len(self._replies) > 4 * self.queue_depth:
@@ -213,18 +233,30 @@ class Firmware:
 
     def _error(self, frame: Frame, code: str, detail: Optional[dict[str, str]] = None) -> Frame:
         fields = dict(detail or {})
-        fields.update(self._counters())
-        fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
+        fields.update(self._counters())  # N unchanged: a refused frame is not accepted
         return Frame(self._reply_tag(frame), "ERR", (code,), fields)
 
     def _ok(self, frame: Frame) -> Frame:
-        fields = self._counters()
+        fields = self._counters()  # after the frame is queued: N is the next number
         fields["N"] = str((self.next_seq + 1) % SEQ_MODULUS)
         return Frame(self._reply_tag(frame), "OK", (), fields)
 
     def _execute(self, frame: Frame, now: float) -> Frame:
         if frame.word == "CLEAR":
-            self.fault, self.stopped = None, False
+            self.fault, self.stopped, self.holding, self.out_of_line = None, False, False, False
+            return self._ok(frame)
+        if frame.word == "JOB":
+            return self._start_job(frame)
+        if frame.word == "STOP":
+            self._queue.clear()  # the turn in progress finishes; nothing after it starts
+            self.holding = True
+            log.info("stop requested: holding after %d of %d moves", self.job_done,
+                     self.job_total)
+            return self._ok(frame)
+        if frame.word == "RESUME":
+            if not self.holding or not frame.args or frame.args[0] != self.job_id:
+                return self._error(frame, "NOJOB", {"J": self.job_id or "-"})
+            self.holding = False
             return self._ok(frame)
         if frame.word != "MOVE":
             return self._error(frame, "BADCMD", {"WORD": frame.word})
@@ -241,26 +273,50 @@ class Firmware:
             return self._error(frame, "ESTOP")
         if self.fault:
             return self._error(frame, self.fault[0], self.fault[1])
+        if self.holding:
+            return self._error(frame, "STOPPED")
         if self.queue_length >= self.queue_depth:
             return self._error(frame, "QUEUE_FULL", {"DEPTH": str(self.queue_depth)})
         self._queue.append((frame.number or 0, moves))
         self.tick(now)
         return self._ok(frame)
 
+    def _start_job(self, frame: Frame) -> Frame:
+        """``JOB <id> <total>``: a new job starts; its moves are counted from here."""
+        try:
+            job_id, total = frame.args[0], int(frame.args[1])
+        except (IndexError, ValueError):
+            return self._error(frame, "BADCMD", {"WORD": "JOB"})
+        if self.stopped or self.fault:
+            return self._error(frame, self.state)
+        self._held.clear()  # frames of an abandoned stream must never run in this job
+        self.holding = False  # a stopped job is abandoned for the new one
+        self.job_id, self.job_done, self.job_total = job_id, 0, total
+        return self._ok(frame)
+
     def _query(self, frame: Frame) -> Frame:
         if frame.word == "HELLO":
             fields = {"PROTO": str(PROTOCOL_VERSION), "FW": FIRMWARE_VERSION,
-                      "FACES": self.model.faces, "STEPS": str(self.model.steps_per_quarter),
-                      "MICRO": str(self.model.microsteps), "QUEUE": str(self.queue_depth),
-                      "PAR": "1" if self.model.parallel_opposite else "0",
-                      "SIZE": str(self.cube.size), "STATE": self.state}
+                      "STATE": self.state}
             fields.update(self._counters())
             return Frame(self._reply_tag(frame), "HELLO", (), fields)
+        if frame.word == "RIG":
+            return Frame(self._reply_tag(frame), "RIG", (), {
+                "FACES": self.model.faces, "STEPS": str(self.model.steps_per_quarter),
+                "MICRO": str(self.model.microsteps), "QUEUE": str(self.queue_depth),
+                "PAR": "1" if self.model.parallel_opposite else "0",
+                "SIZE": str(self.cube.size), "B": self.boot_id})
         if frame.word == "STATUS":
             fields = {"STATE": self.state, **self._counters()}
             if self.fault:
                 fields.update(self.fault[1])
             return Frame(self._reply_tag(frame), "STATUS", (), fields)
+        if frame.word == "JOB":
+            return Frame(self._reply_tag(frame), "JOB", (),
+                         {"STATE": self.state, "J": self.job_id or "-",
+                          "JD": str(self.job_done), "JT": str(self.job_total),
+                          "OUT": "1" if self.out_of_line else "0", "L": str(self.queue_length),
+                          "B": self.boot_id})
         if frame.word == "CUBE":
             return Frame(self._reply_tag(frame), "CUBE", (),
                          {"F": self.cube.facelets, "B": self.boot_id})

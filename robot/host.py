@@ -1,94 +1,78 @@
-"""The host side: :class:`Rig` opens a port by URL, shakes hands, and streams moves exactly once.
+"""The connection to a rig: :class:`Rig` opens a port by URL, shakes hands, asks, stops.
 
-Moves go out as numbered frames, several in flight (a window no larger than the rig's queue).
-The rig acknowledges each frame when it is queued, with cumulative counters: ``N`` (the next
-frame it expects), ``D`` (frames completed) and ``L`` (frames queued or running). A frame not
-acknowledged in time is sent again (the timer follows the measured round trip, at most
-``timeout``), and a frame the rig reports missing is sent again at once; the rig holds frames
-that arrive after a gap and answers repeats from its replay cache without executing them, so
-every move runs exactly once. After a lost connection the host reconnects, reads ``N`` from
-the handshake and resumes from there; a changed boot id stops everything with
+The rig answers every frame with cumulative counters: ``N`` (the next frame it expects), ``D``
+(frames completed) and ``L`` (frames queued or running). Streaming a job's frames exactly once
+is the :class:`~cubebot.robot.sender.Sender`'s; this module opens the port, greets the rig,
+starts each job with a ``JOB`` frame the rig remembers (id, moves done, total), asks for
+status, stops and resumes. After a lost connection the host reconnects, reads ``N`` from the
+handshake and resumes from there; a changed boot id stops everything with
 :class:`RigResetError`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 from cubebot.robot.errors import (
-    EmergencyStopError,
-    EndStopError,
-    MissingMotorError,
+    NoJobError,
     ProtocolError,
-    QueueFullError,
     RigConnectionError,
-    RigFault,
     RigModelError,
     RigResetError,
     RigTimeoutError,
     RobotError,
-    StallError,
+    fault_error,
 )
 from cubebot.robot.link import Link, RigInfo
 from cubebot.robot.model import RigModel
 from cubebot.robot.plan import Plan, plan
 from cubebot.robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
-from cubebot.solver.notation import MoveSequence
+from cubebot.robot.sender import Job, ProgressCallback, Sender, StreamReport
+from cubebot.solver.notation import MoveSequence, format_moves, parse_moves
 
-__all__ = ["Rig", "RigInfo", "StreamReport", "ProgressCallback"]
+__all__ = ["Rig", "RigInfo", "JobStatus", "StreamReport", "ProgressCallback", "job_id"]
 
 log = logging.getLogger(__name__)
 
-#: progress(accepted_moves, total_moves), called as the rig accepts moves.
-ProgressCallback = Callable[[int, int], None]
-
-_FAULTS: dict[str, type[RigFault]] = {
-    cls.code: cls for cls in (StallError, EndStopError, QueueFullError, MissingMotorError,
-                              EmergencyStopError)
-}
-_FAULT_TEXT = {
-    "STALL": "a motor stalled",
-    "ENDSTOP": "a gripper hit its end stop",
-    "QUEUE_FULL": "the rig's move queue was full",
-    "NOMOTOR": "the rig has no motor for that face",
-    "ESTOP": "the rig is emergency-stopped",
-}
+#: Seconds the handshake keeps asking (backing off) before the rig counts as silent.
+HANDSHAKE_WAIT = 10.0
 
 
-@dataclass
-class StreamReport:
-    """What a stream did: moves and frames the rig accepted, frames sent again, time taken."""
+def job_id(moves: MoveSequence) -> str:
+    """Return the id of a job of ``moves``: 8 hex digits of a hash of their notation."""
+    text = format_moves(parse_moves(moves) if isinstance(moves, str) else moves)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:8].upper()
 
-    sent: int = 0
-    total: int = 0
-    frames: int = 0
-    retransmits: int = 0
-    resend_requests: int = 0
-    timeouts: int = 0
-    reconnects: int = 0
-    seconds: float = 0.0
-    planned_seconds: float = 0.0
+
+@dataclass(frozen=True)
+class JobStatus:
+    """The rig's current job as it reports it: state, job id (None: no job), moves done of
+    total, moves still queued, and whether an emergency stop left a layer out of line."""
+
+    state: str
+    job: Optional[str]
+    done: int
+    total: int
+    queued: int
+    out_of_line: bool
+    boot_id: str
+
+    @property
+    def word(self) -> str:
+        """Return the state in a user's words: idle, moving, stopped, estop, or the fault."""
+        return {"READY": "idle", "BUSY": "moving", "STOPPED": "stopped",
+                "ESTOP": "estop"}.get(self.state, self.state.lower())
 
     def as_dict(self) -> dict[str, object]:
-        """Return the report as a JSON-ready dict."""
-        return dict(self.__dict__)
-
-
-@dataclass
-class _Job:
-    """Frames of one stream: payloads, their first sequence number, how many were accepted."""
-
-    frames: list[tuple[str, tuple[str, ...]]]
-    moves_per_frame: list[int]
-    seq0: int
-    plan: Optional[Plan] = None
-    accepted: int = 0
-    report: StreamReport = field(default_factory=StreamReport)
-    started: float = field(default_factory=time.monotonic)
+        """Return ``{"state", "job": {"id", "done", "total"} or None, "out_of_line"}``."""
+        job = None if self.job is None else {"id": self.job, "done": self.done,
+                                             "total": self.total}
+        return {"state": self.word, "job": job, "out_of_line": self.out_of_line}
 
 
 class Rig:
@@ -133,7 +117,7 @@ class Rig:
         self.info: Optional[RigInfo] = None
         self._link: Optional[Link] = None
         self._next_seq = 0
-        self._job: Optional[_Job] = None
+        self._job: Optional[Job] = None
         self._resync = False
 
     # -- connection -------------------------------------------------------------------------
@@ -224,13 +208,16 @@ class Rig:
         return self._connected().query(word, time.monotonic() + self._query_wait())
 
     def _handshake(self) -> RigInfo:
-        # A board that resets when the port opens is deaf while it boots: keep asking.
-        wait = max(self.boot_wait, self._query_wait())
-        frame = self._connected().query("HELLO", time.monotonic() + wait)
-        info = RigInfo.from_frame(frame)
-        if info.protocol != PROTOCOL_VERSION:
-            raise ProtocolError(f"the rig speaks protocol {info.protocol}, this host "
+        # A board that resets when the port opens is deaf while it boots, and a noisy line
+        # damages many long replies: keep asking, backing off, until the handshake deadline.
+        wait = max(self.boot_wait, self._query_wait(), HANDSHAKE_WAIT)
+        link = self._connected()
+        hello = link.query("HELLO", time.monotonic() + wait)
+        version = hello.fields.get("PROTO", "?")
+        if version != str(PROTOCOL_VERSION):
+            raise ProtocolError(f"the rig speaks protocol {version}, this host "
                                 f"{PROTOCOL_VERSION}; update the rig's firmware or cubebot")
+        info = RigInfo.from_frames(hello, link.query("RIG", time.monotonic() + wait))
         if self.info is not None and info.boot_id != self.info.boot_id:
             raise RigResetError(
                 f"the rig reset (boot id {self.info.boot_id} -> {info.boot_id}) while "
@@ -288,10 +275,15 @@ class Rig:
         return self._run(self._new_job(frames, [len(words) - 1]), None, flow_control=False,
                          wait=False)
 
-    # -- streaming --------------------------------------------------------------------------
+    # -- jobs: stream, stop, resume --------------------------------------------------------
 
     def plan(self, moves: MoveSequence) -> Plan:
-        """Return the rig's plan for ``moves`` (see :func:`cubebot.robot.plan.plan`)."""
+        """Return the rig's plan for ``moves`` (see :func:`cubebot.robot.plan.plan`).
+
+        Raises:
+            RigConnectionError: the rig is not open (its model is not known yet).
+            UnplannableMoveError: a move the rig cannot make.
+        """
         if self.model is None:
             raise RigConnectionError("the rig is not open: use `with Rig(url) as rig:`")
         return plan(moves, self.model)
@@ -300,24 +292,95 @@ class Rig:
                wait: bool = True) -> StreamReport:
         """Return the report after the rig executed ``moves`` exactly once.
 
-        Moves are planned (opposite faces merged), sent with a window of frames in flight and
-        resent as needed. A lost port is reopened for up to ``reconnect_wait`` seconds and the
-        stream resumes from the rig's counter. With ``wait`` the call returns when the rig
-        finished turning, else when it accepted the last move.
+        The moves are planned (opposite faces merged) and sent as a new job (``JOB`` frame:
+        id, total), with a window of frames in flight, waiting whenever the rig's queue is
+        full. A lost port is reopened for up to ``reconnect_wait`` seconds and the stream
+        resumes from the rig's counter. With ``wait`` the call returns when the rig finished
+        turning, else when it accepted the last move.
 
         Raises:
             UnplannableMoveError: a move the rig cannot make (checked before sending anything).
             RigConnectionError: the port stayed lost (``err.report`` tells how far it got;
                 :meth:`reconnect` and :meth:`resume` continue).
             RigResetError: the rig rebooted: re-scan the cube.
-            RigFault: the rig reported a stall, end stop, full queue or emergency stop.
+            RigFault: the rig reported a stall, end stop or emergency stop, or was stopped
+                (:class:`RigStoppedError`, e.g. by ``cubebot stop`` from another terminal).
             RigTimeoutError: the rig stopped answering.
         """
         the_plan = self.plan(moves)
-        frames = [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan]
-        job = self._new_job(frames, [len(slot.moves) for slot in the_plan])
+        frames = [("JOB", (job_id(the_plan.moves), str(len(the_plan.moves))))]
+        frames += [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan]
+        job = self._new_job(frames, [0] + [len(slot.moves) for slot in the_plan])
         job.plan = the_plan
         job.report.planned_seconds = the_plan.seconds
+        return self._run(job, progress, flow_control=True, wait=wait)
+
+    def job(self) -> JobStatus:
+        """Return the rig's current job: state, id, moves done and total.
+
+        Raises:
+            RigTimeoutError, RigConnectionError, RigResetError.
+        """
+        f = self._query("JOB").fields
+        try:
+            return JobStatus(f["STATE"], None if f["J"] == "-" else f["J"], int(f["JD"]),
+                             int(f["JT"]), int(f["L"]), f.get("OUT") == "1", f["B"])
+        except (KeyError, ValueError) as err:
+            raise ProtocolError(f"the rig's job reply {f} is malformed ({err})") from err
+
+    def stop(self, timeout: float = 10.0) -> JobStatus:
+        """Return the job's state once the rig has stopped: it finishes the turn in progress,
+        drops the moves queued after it and holds.
+
+        Raises:
+            RigTimeoutError: the rig did not come to rest within ``timeout`` seconds.
+            RobotError: as for :meth:`stream`.
+        """
+        self._resync = True  # an interrupted stream may have left frames in flight
+        self._run(self._new_job([("STOP", ())], [0]), None, flow_control=False, wait=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.job()
+            if status.queued == 0:
+                log.info("rig stopped after %d of %d moves", status.done, status.total)
+                return status
+            if time.monotonic() > deadline:
+                raise RigTimeoutError(f"the rig at {self.url} was asked to stop but still "
+                                      f"turns after {timeout:.0f} s")
+            time.sleep(max(self.timeout / 4, 0.01))
+
+    def resume_job(self, moves: MoveSequence, progress: Optional[ProgressCallback] = None,
+                   wait: bool = True) -> StreamReport:
+        """Return the report after finishing the stopped job of ``moves`` from where it stopped.
+
+        Raises:
+            NoJobError: the rig holds no stopped job of these moves (another job, none, or the
+                rig was reset since): nothing is sent.
+            RobotError: as for :meth:`stream`.
+        """
+        the_plan = self.plan(moves)
+        wanted = job_id(the_plan.moves)
+        status = self.job()
+        if status.state != "STOPPED" or status.job != wanted:
+            held = (f"job {status.job} ({status.done} of {status.total} moves)"
+                    if status.job else "no job")
+            raise NoJobError(
+                f"the rig holds {held} in state {status.word}, not a stopped job of these "
+                f"moves (job {wanted}); nothing was sent. Stream the moves without --resume "
+                "after re-scanning the cube")
+        counts = [len(slot.moves) for slot in the_plan]
+        first, done = 0, 0
+        while first < len(counts) and done < status.done:
+            done += counts[first]
+            first += 1
+        if done != status.done:
+            raise NoJobError(f"the rig counts {status.done} moves done, which ends inside a "
+                             "double turn of the plan; re-scan the cube")
+        frames = [("RESUME", (wanted,))]
+        frames += [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan][first:]
+        job = self._new_job(frames, [0] + counts[first:])
+        job.report.planned_seconds = sum(slot.seconds for slot in the_plan.slots[first:])
+        log.info("resuming job %s at move %d of %d", wanted, status.done, status.total)
         return self._run(job, progress, flow_control=True, wait=wait)
 
     def resume(self, progress: Optional[ProgressCallback] = None,
@@ -333,51 +396,53 @@ class Rig:
         self._sync_accepted(job)
         return self._run(job, progress, flow_control=True, wait=wait)
 
-    def _new_job(self, frames: list[tuple[str, tuple[str, ...]]], counts: list[int]) -> _Job:
+    def _new_job(self, frames: list[tuple[str, tuple[str, ...]]], counts: list[int]) -> Job:
         if self._resync:
             time.sleep(self.timeout)  # let frames of the aborted stream die out on the wire
             self._next_seq = int(self.status()["N"])
             self._resync = False
         self._connected().drain()  # answers still queued belong to earlier exchanges
-        job = _Job(frames, counts, self._next_seq)
+        job = Job(frames, counts, self._next_seq)
         job.report.total = sum(counts)
         return job
 
-    def _sync_accepted(self, job: _Job) -> None:
+    def _sync_accepted(self, job: Job) -> None:
         assert self.info is not None
         ahead = seq_after(self.info.next_seq, job.seq0)
         job.accepted = min(max(ahead, job.accepted, 0), len(job.frames))
 
-    def _run(self, job: _Job, progress: Optional[ProgressCallback], flow_control: bool,
+    def _run(self, job: Job, progress: Optional[ProgressCallback], flow_control: bool,
              wait: bool) -> StreamReport:
+        assert self.info is not None
         self._job = job
-        while True:
-            try:
-                self._send_all(job, progress, flow_control)
-                if wait:
-                    self._wait_done(job)
-                break
-            except RigConnectionError as err:
-                if not self._try_reconnect(job):
+        try:
+            while True:
+                try:
+                    Sender(self._connected(), job, queue_depth=self.info.queue_depth,
+                           window=self.window or self.info.queue_depth, timeout=self.timeout,
+                           retries=self.retries, flow_control=flow_control,
+                           progress=progress).run()
+                    if wait:
+                        self._wait_done()
+                    break
+                except RigConnectionError as err:
+                    if not self._try_reconnect(job):
+                        self._resync = True
+                        err.report = job.finish()
+                        raise
+                except RobotError as err:
                     self._resync = True
-                    err.report = self._finish(job)
+                    self._job = None
+                    err.report = job.finish()
                     raise
-            except RobotError as err:
-                self._resync = True
-                self._job = None
-                err.report = self._finish(job)
-                raise
+        except KeyboardInterrupt:
+            self._resync = True  # frames may be in flight: the next job asks where the rig is
+            raise
         self._job = None
         self._next_seq = (job.seq0 + len(job.frames)) % SEQ_MODULUS
-        return self._finish(job)
+        return job.finish()
 
-    def _finish(self, job: _Job) -> StreamReport:
-        job.report.sent = sum(job.moves_per_frame[:job.accepted])
-        job.report.frames = job.accepted
-        job.report.seconds = time.monotonic() - job.started
-        return job.report
-
-    def _try_reconnect(self, job: _Job) -> bool:
+    def _try_reconnect(self, job: Job) -> bool:
         """Return True once the port is open again and ``job`` knows where the rig is.
 
         Raises:
@@ -397,140 +462,20 @@ class Rig:
         self._disconnect()
         return False
 
-    def _send_all(self, job: _Job, progress: Optional[ProgressCallback],
-                  flow_control: bool) -> None:
-        """Send the job's frames until the rig accepted them all (the sliding window)."""
-        assert self.info is not None
-        link = self._connected()
-        depth = self.info.queue_depth
-        window = max(1, min(self.window or depth, depth))
-        total = len(job.frames)
-        sent_upto = job.accepted  # frames [accepted, sent_upto) are in flight
-        queued = 0 if not flow_control else depth  # rig's L, refreshed by replies
-        oldest_sent = time.monotonic()
-        sent_at: dict[int, float] = {}  # frame index -> when last sent
-        resent: set[int] = set()
-        rtt = link.rtt  # smoothed round trip of frames answered at the first try
-        timeouts = 0
-        status_tag = ""
-        next_poll = 0.0
-        if flow_control:
-            status_tag = link.ask("STATUS")
-            next_poll = time.monotonic() + self.timeout
-        while job.accepted < total:
-            now = time.monotonic()
-            while (sent_upto < total and sent_upto - job.accepted < window
-                   and (not flow_control or queued + sent_upto - job.accepted < depth)):
-                if sent_upto == job.accepted:
-                    oldest_sent = now
-                if sent_upto in sent_at:
-                    resent.add(sent_upto)
-                    job.report.retransmits += 1
-                word, args = job.frames[sent_upto]
-                seq = (job.seq0 + sent_upto) % SEQ_MODULUS
-                link.send(Frame(f"S{seq}", word, args))
-                sent_at[sent_upto] = now
-                sent_upto += 1
-            in_flight = sent_upto - job.accepted
-            if in_flight == 0 and now >= next_poll:
-                status_tag = link.ask("STATUS")  # queue full: ask how it drains
-                next_poll = now + max(self.timeout / 4, 0.002)
-            # Retransmit timer: a few round trips, doubled after each timeout, at most timeout.
-            rto = min(self.timeout, max(4 * rtt, 0.01) * 2 ** min(timeouts, 16))
-            deadline = oldest_sent + rto if in_flight else next_poll
-            frame = link.next_frame(deadline - time.monotonic())
-            if frame is None:
-                if in_flight:
-                    timeouts += 1
-                    job.report.timeouts += 1
-                    if timeouts > self.retries:
-                        raise RigTimeoutError(
-                            f"the rig at {self.url} stopped acknowledging frames "
-                            f"({self.retries} retries of frame {job.accepted + 1}/{total})")
-                    sent_upto = job.accepted  # go back: send the window again
-                continue
-            before = job.accepted
-            if frame.kind == "R":
-                if frame.tag[1:] == status_tag[1:] and frame.word == "STATUS":
-                    self._check_state(frame)
-                    queued = frame.field_int("L")
-                    self._advance(job, frame)
-            elif frame.kind == "N":
-                job.report.resend_requests += 1
-                self._advance(job, frame)
-                # The rig holds frames after a gap, so only the missing one is sent again --
-                # unless it went out less than a round trip ago (its answer may be on the way).
-                gap = job.accepted
-                now = time.monotonic()
-                if gap < sent_upto and now - sent_at[gap] > 2 * rtt + 0.001:
-                    word, args = job.frames[gap]
-                    seq = (job.seq0 + gap) % SEQ_MODULUS
-                    link.send(Frame(f"S{seq}", word, args))
-                    sent_at[gap] = now
-                    resent.add(gap)
-                    job.report.retransmits += 1
-            elif frame.kind == "A":
-                self._check_reply(job, frame)
-                index = seq_after(frame.number or 0, job.seq0)
-                if index in sent_at and index not in resent:
-                    rtt = 0.875 * rtt + 0.125 * (time.monotonic() - sent_at[index])
-                if self._advance(job, frame):
-                    queued = frame.field_int("L")
-            if job.accepted > before:
-                timeouts = 0
-                oldest_sent = time.monotonic()
-                if progress is not None:
-                    progress(sum(job.moves_per_frame[:job.accepted]), job.report.total)
+    def _wait_done(self) -> None:
+        """Return when the rig has finished every queued move (polling its status).
 
-    def _advance(self, job: _Job, frame: Frame) -> bool:
-        """Return True when ``frame``'s counter ``N`` moved the accepted count forward."""
-        ahead = seq_after(frame.field_int("N"), (job.seq0 + job.accepted) % SEQ_MODULUS)
-        if ahead <= 0:
-            return False
-        job.accepted = min(job.accepted + ahead, len(job.frames))
-        return True
-
-    def _check_reply(self, job: _Job, frame: Frame) -> None:
-        if frame.word == "OK" or frame.number is None:
-            return
-        if frame.word != "ERR":
-            raise ProtocolError(f"unexpected reply from the rig: {frame}")
-        code = frame.args[0] if frame.args else "?"
-        if code == "STALE":
-            return  # an answer to a frame older than the replay cache: already accepted
-        index = seq_after(frame.number, job.seq0)
-        if not 0 <= index < len(job.frames):
-            return  # a late answer to an earlier stream's frame
-        self._advance(job, frame)
-        self._raise_fault(code, frame.fields, f"frame {index + 1} of {len(job.frames)}")
-
-    def _check_state(self, frame: Frame) -> None:
-        state = frame.fields.get("STATE", "READY")
-        if state not in ("READY", "BUSY"):
-            self._raise_fault(state, frame.fields, "status")
-
-    def _raise_fault(self, code: str, fields: dict[str, str], where: str) -> None:
-        cls = _FAULTS.get(code)
-        detail = {k: v for k, v in fields.items() if k not in ("N", "D", "L", "B")}
-        if cls is None:
-            raise ProtocolError(f"the rig refused {where}: {code} {detail}")
-        extra = f" on face {fields['FACE']}" if "FACE" in fields else ""
-        hint = {"ESTOP": "; check the rig, then clear()",
-                "STALL": "; free the jammed face, re-scan the cube and solve again",
-                "ENDSTOP": "; seat the cube in the grippers, re-scan and solve again",
-                "QUEUE_FULL": "; send fewer moves at once",
-                "NOMOTOR": "; solve with the rig model's faces only"}.get(code, "")
-        raise cls(f"{_FAULT_TEXT.get(code, code)}{extra} ({where}){hint}", detail)
-
-    def _wait_done(self, job: _Job) -> None:
-        """Return when the rig has finished every queued move (polling its status)."""
+        Raises:
+            RigFault: the rig reports a fault, an emergency stop or a stop.
+            RigTimeoutError: no move finished for ``stall_timeout`` seconds.
+        """
         last_done, last_change = -1, time.monotonic()
         poll = max(self.timeout / 4, 0.002)
         while True:
             fields = self._query("STATUS").fields
             state = fields.get("STATE", "READY")
             if state not in ("READY", "BUSY"):
-                self._raise_fault(state, fields, "after the last move")
+                raise fault_error(state, fields, "after the last move")
             if state == "READY" and fields.get("L") == "0":
                 return
             done = int(fields.get("D", "0"))

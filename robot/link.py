@@ -48,24 +48,45 @@ class RigInfo:
     done: int
 
     @classmethod
-    def from_frame(cls, frame: Frame) -> "RigInfo":
-        """Return the handshake a ``HELLO`` reply carries.
+    def from_frames(cls, hello: Frame, rig: Frame) -> "RigInfo":
+        """Return the handshake the ``HELLO`` reply (versions, state, counters, boot id) and
+        the ``RIG`` reply (geometry, queue depth, cube size) carry together.
 
         Raises:
             ProtocolError: a field is missing or malformed.
         """
-        f = frame.fields
         try:
-            return cls(frame.field_int("PROTO"), f["FW"], f["B"], f["FACES"],
-                       frame.field_int("STEPS"), frame.field_int("MICRO"),
-                       frame.field_int("QUEUE"), f.get("PAR") == "1", frame.field_int("SIZE"),
-                       f.get("STATE", "READY"), frame.field_int("N"), frame.field_int("D"))
+            return cls(hello.field_int("PROTO"), hello.fields["FW"], hello.fields["B"],
+                       rig.fields["FACES"], rig.field_int("STEPS"), rig.field_int("MICRO"),
+                       rig.field_int("QUEUE"), rig.fields.get("PAR") == "1",
+                       rig.field_int("SIZE"), hello.fields.get("STATE", "READY"),
+                       hello.field_int("N"), hello.field_int("D"))
         except KeyError as err:
-            raise ProtocolError(f"handshake {frame} lacks the field {err}") from err
+            raise ProtocolError(f"handshake {hello} / {rig} lacks the field {err}") from err
 
     def as_dict(self) -> dict[str, object]:
         """Return the handshake as a JSON-ready dict."""
         return dict(self.__dict__)
+
+
+class RoundTrip:
+    """The one round-trip estimate of a link: smoothed seconds of answered frames and queries.
+
+    Queries and moves both feed it (:meth:`sample`) and both time their retries from it
+    (:meth:`timer`), so a slow line slows every retry and a fast one speeds them up.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def sample(self, seconds: float) -> None:
+        """Fold in one measured round trip (of a frame answered at its first sending)."""
+        self.seconds = 0.875 * self.seconds + 0.125 * max(seconds, 0.0)
+
+    def timer(self, cap: float, backoffs: int = 0) -> float:
+        """Return the seconds to wait before sending again: a few round trips, doubled after
+        each of ``backoffs`` timeouts in a row, at most ``cap``."""
+        return min(cap, max(4 * self.seconds, 0.01) * 2 ** min(backoffs, 16))
 
 
 class _Lost:
@@ -149,8 +170,8 @@ class Link:
         self.url = url
         self.timeout = timeout
         self.boot_id = boot_id
-        #: Smoothed round-trip seconds of queries answered at the first try.
-        self.rtt = max(timeout / 10, 0.0025)
+        #: The link's round-trip estimate, shared by queries and the sender.
+        self.round_trip = RoundTrip(0.005)
         self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
         self._lock = threading.Lock()
         self._query_id = 0
@@ -245,8 +266,10 @@ class Link:
     def query(self, word: str, deadline: float) -> Frame:
         """Return the rig's answer to a query, asked again until ``deadline``.
 
-        The query is asked again after a few measured round trips (at most ``timeout``), and
-        an answer to any of the copies counts, so a slow line is not outrun by its own retries.
+        The first copies go out a few measured round trips apart and later ones further apart
+        (back-off, at most ``timeout``), so a noisy line gets many quick chances and a board
+        still booting is not flooded; an answer to any copy counts (each copy has its own
+        number, so every answer also measures the round trip).
 
         Raises:
             RigTimeoutError: no answer by ``deadline`` (a ``time.monotonic()`` value).
@@ -255,7 +278,7 @@ class Link:
         """
         asked: dict[str, float] = {}  # query number -> when asked
         while time.monotonic() < deadline or not asked:
-            interval = min(self.timeout, max(4 * self.rtt, 0.01))
+            interval = self.round_trip.timer(self.timeout, len(asked) // 16)
             asked[self.ask(word)[1:]] = time.monotonic()
             until = min(deadline, time.monotonic() + interval)
             while (left := until - time.monotonic()) > 0:
@@ -264,9 +287,7 @@ class Link:
                     continue
                 if frame.word == "ERR":
                     raise ProtocolError(f"the rig does not know the query {word}: {frame}")
-                if len(asked) == 1:  # a clean round trip: learn how long the line takes
-                    sample = time.monotonic() - asked[frame.tag[1:]]
-                    self.rtt = 0.75 * self.rtt + 0.25 * sample
+                self.round_trip.sample(time.monotonic() - asked[frame.tag[1:]])
                 return frame
         raise RigTimeoutError(f"the rig at {self.url} did not answer {word} "
                               f"({len(asked)} tries)")

@@ -29,7 +29,7 @@ __all__ = [
     "seq_after",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 #: The emergency-stop byte, sent outside frames (never a frame byte, nor one bit away from one).
 ESTOP = 0x9B
 #: Sequence numbers run 0..65535 and wrap (serial number arithmetic).

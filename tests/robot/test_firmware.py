@@ -117,8 +117,8 @@ def test_estop_byte_discards_the_queue_and_refuses_moves_until_cleared() -> None
     [notice] = FrameParser().feed(rig.receive(bytes([ESTOP]), 0.01))
     assert notice.tag == "E" and rig.queue_length == 0 and rig.state == "ESTOP"
     [refused] = exchange(rig, move(2, "F"))
-    assert refused.args == ("ESTOP",)
-    [cleared] = exchange(rig, Frame("S3", "CLEAR"))
+    assert refused.args == ("ESTOP",) and refused.fields["N"] == "2"  # refused: not accepted
+    [cleared] = exchange(rig, Frame("S2", "CLEAR"))
     assert cleared.word == "OK" and rig.state == "READY"
 
 
@@ -141,9 +141,58 @@ def test_rig_is_deaf_while_it_boots() -> None:
 def test_handshake_reports_geometry_queue_and_boot_id() -> None:
     rig = make(queue_depth=6)
     [hello] = exchange(rig, Frame("Q1", "HELLO"))
-    assert hello.fields["FACES"] == "URFDLB" and hello.fields["QUEUE"] == "6"
-    assert hello.fields["STEPS"] == str(SIX.steps_per_quarter)
-    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "1"
+    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "2"
+    assert hello.fields["FW"] == "SIM-2.0" and hello.fields["STATE"] == "READY"
+    [geometry] = exchange(rig, Frame("Q2", "RIG"))
+    assert geometry.fields["FACES"] == "URFDLB" and geometry.fields["QUEUE"] == "6"
+    assert geometry.fields["STEPS"] == str(SIX.steps_per_quarter)
+    assert geometry.fields["SIZE"] == "3" and geometry.fields["B"] == rig.boot_id
+
+
+def test_a_refused_frame_is_not_accepted_and_is_taken_when_sent_again() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), queue_depth=2, time_scale=1.0)
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(1, "U"))
+    [full] = exchange(rig, move(2, "F"))
+    assert full.args == ("QUEUE_FULL",) and full.fields["N"] == "2"
+    rig.receive(b"", 5.0)  # the motors finish both turns
+    [taken] = FrameParser().feed(rig.receive(encode(move(2, "F")), 5.0))
+    assert taken.word == "OK" and taken.fields["N"] == "3"
+    rig.tick(10.0)
+    assert [slot.seq for slot in rig.executed] == [0, 1, 2]
+    assert rig.cube == Cube.solved().apply("R U F")
+
+
+def test_frames_held_after_a_refused_one_never_run_before_it() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), queue_depth=1, time_scale=1.0)
+    exchange(rig, move(0, "R"))
+    exchange(rig, move(2, "D"))  # held: frame 1 is missing
+    [full] = exchange(rig, move(1, "U"))
+    assert full.args == ("QUEUE_FULL",) and rig.next_seq == 1
+    rig.tick(5.0)
+    assert rig.cube == Cube.solved().apply("R")  # D did not jump the queue
+
+
+def test_stop_finishes_the_turn_in_progress_and_resume_continues_the_job() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    exchange(rig, Frame("S0", "JOB", ("ABCD1234", "3")))
+    for seq, face in ((1, "R"), (2, "U"), (3, "F")):
+        exchange(rig, move(seq, face))
+    rig.tick(0.05)  # R is turning
+    [stopped] = FrameParser().feed(rig.receive(encode(Frame("S4", "STOP")), 0.05))
+    assert stopped.word == "OK"
+    rig.tick(5.0)
+    assert rig.state == "STOPPED" and rig.cube == Cube.solved().apply("R")
+    [job] = exchange(rig, Frame("Q1", "JOB"))
+    assert (job.fields["J"], job.fields["JD"], job.fields["JT"]) == ("ABCD1234", "1", "3")
+    [refused] = exchange(rig, move(5, "U"))
+    assert refused.args == ("STOPPED",)
+    [wrong] = exchange(rig, Frame("S5", "RESUME", ("FFFF0000",)))
+    assert wrong.args == ("NOJOB",)
+    exchange(rig, Frame("S5", "RESUME", ("ABCD1234",)))
+    exchange(rig, move(6, "U"))
+    rig.tick(10.0)
+    assert rig.state == "READY" and rig.job_done == 2
 
 
 def test_cube_query_returns_the_rigs_facelets() -> None:

@@ -91,7 +91,7 @@ def test_stream_across_the_sequence_number_wrap_ends_exact() -> None:
         sim.firmware.next_seq = 65530
         with Rig(sim.url, timeout=0.05) as rig:
             rig.stream(moves)
-        assert sim.executed[0].seq == 65530 and sim.firmware.next_seq < 100
+        assert sim.executed[0].seq == 65531 and sim.firmware.next_seq < 100
         assert [m for e in sim.executed for m in e.moves] == moves
 
 

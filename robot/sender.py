@@ -1,0 +1,231 @@
+"""The sender: one job's frames through a sliding window, each accepted exactly once.
+
+Moves go out as numbered frames, several in flight (never more than the rig's queue has room
+for). The rig's answers are cumulative: ``N`` is the frame it expects next, so every frame
+before it was accepted, and ``L`` the move frames it holds. A refused frame never moves ``N``
+(protocol version 2): "queue full" makes the sender wait for room and send it again, any other
+refusal ends the job with the rig's error. A frame not answered in time is sent again with
+those after it; a frame the rig asks for again is resent at once. The rig runs only the next
+number and answers repeats from its cache, so no frame runs twice and none is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from cubebot.robot.errors import RigTimeoutError, fault_error
+from cubebot.robot.link import Link
+from cubebot.robot.plan import Plan
+from cubebot.robot.protocol import SEQ_MODULUS, Frame, seq_after
+
+__all__ = ["Job", "Sender", "StreamReport", "ProgressCallback"]
+
+log = logging.getLogger(__name__)
+
+#: progress(accepted_moves, total_moves), called as the rig accepts moves.
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class StreamReport:
+    """What a stream did: moves and frames the rig accepted, frames sent again, time taken."""
+
+    sent: int = 0
+    total: int = 0
+    frames: int = 0
+    retransmits: int = 0
+    resend_requests: int = 0
+    queue_waits: int = 0
+    timeouts: int = 0
+    reconnects: int = 0
+    seconds: float = 0.0
+    planned_seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the report as a JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class Job:
+    """Frames of one stream: payloads, moves in each, the first sequence number, how many the
+    rig has accepted, and the report being filled."""
+
+    frames: list[tuple[str, tuple[str, ...]]]
+    moves_per_frame: list[int]
+    seq0: int
+    plan: Optional[Plan] = None
+    accepted: int = 0
+    report: StreamReport = field(default_factory=StreamReport)
+    started: float = field(default_factory=time.monotonic)
+
+    def accepted_moves(self) -> int:
+        """Return the moves in the frames the rig has accepted."""
+        return sum(self.moves_per_frame[:self.accepted])
+
+    def finish(self) -> StreamReport:
+        """Return the report with the accepted counts and the time so far filled in."""
+        self.report.sent = self.accepted_moves()
+        self.report.frames = self.accepted
+        self.report.seconds = time.monotonic() - self.started
+        return self.report
+
+
+class Sender:
+    """Sends ``job`` over ``link`` until the rig has accepted every frame (see the module doc).
+
+    ``queue_depth`` is the rig's queue (from the handshake), ``window`` the most frames in
+    flight, ``timeout`` the longest retransmit timer, ``retries`` how many timeouts in a row
+    end the job; ``flow_control`` False sends without watching the rig's queue (a refused
+    frame is then raised, as for a single command).
+    """
+
+    def __init__(self, link: Link, job: Job, *, queue_depth: int, window: int,
+                 timeout: float, retries: int, flow_control: bool = True,
+                 progress: Optional[ProgressCallback] = None) -> None:
+        self.link = link
+        self.job = job
+        self.depth = queue_depth
+        self.window = max(1, min(window, queue_depth))
+        self.timeout = timeout
+        self.retries = retries
+        self.flow_control = flow_control
+        self.progress = progress
+        self._sent_upto = job.accepted  # frames [accepted, sent_upto) are in flight
+        self._queued = queue_depth if flow_control else 0  # the rig's L, until it tells us
+        self._waiting = flow_control  # back-pressure: wait for a status showing room
+        self._sent_at: dict[int, float] = {}
+        self._resent: set[int] = set()
+        self._oldest = time.monotonic()
+        self._timeouts = 0
+        self._next_poll = 0.0
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Return once the rig has accepted every frame of the job.
+
+        Raises:
+            RigFault: the rig refused a frame for a reason other than a full queue.
+            RigTimeoutError: ``retries`` timeouts in a row.
+            RigConnectionError, RigResetError, EmergencyStopError: from the link.
+        """
+        job, total = self.job, len(self.job.frames)
+        while job.accepted < total:
+            now = time.monotonic()
+            self._fill(now)
+            in_flight = self._sent_upto - job.accepted
+            if self.flow_control and (self._waiting or in_flight == 0) and now >= self._next_poll:
+                self.link.ask("STATUS")
+                self._next_poll = now + self._poll_interval()
+            if in_flight:
+                deadline = self._oldest + self.link.round_trip.timer(self.timeout, self._timeouts)
+            else:
+                deadline = self._next_poll
+            frame = self.link.next_frame(deadline - time.monotonic())
+            if frame is None:
+                if in_flight and time.monotonic() >= deadline:
+                    self._timed_out(total)
+                continue
+            before = job.accepted
+            self._hear(frame)
+            if job.accepted > before:
+                self._timeouts = 0
+                self._oldest = time.monotonic()
+                if self.progress is not None:
+                    self.progress(job.accepted_moves(), job.report.total)
+
+    def _poll_interval(self) -> float:
+        return min(self.timeout / 4, max(2 * self.link.round_trip.seconds, 0.005))
+
+    def _fill(self, now: float) -> None:
+        """Send frames while the window and the rig's queue have room."""
+        job = self.job
+        while (not self._waiting and self._sent_upto < len(job.frames)
+               and self._sent_upto - job.accepted < self.window
+               and (not self.flow_control
+                    or self._queued + self._sent_upto - job.accepted < self.depth)):
+            if self._sent_upto == job.accepted:
+                self._oldest = now
+            self._send(self._sent_upto, now)
+            self._sent_upto += 1
+
+    def _send(self, index: int, now: float) -> None:
+        if index in self._sent_at:
+            self._resent.add(index)
+            self.job.report.retransmits += 1
+        word, args = self.job.frames[index]
+        self.link.send(Frame(f"S{(self.job.seq0 + index) % SEQ_MODULUS}", word, args))
+        self._sent_at[index] = now
+
+    def _timed_out(self, total: int) -> None:
+        self._timeouts += 1
+        self.job.report.timeouts += 1
+        if self._timeouts > self.retries:
+            raise RigTimeoutError(
+                f"the rig at {self.link.url} stopped acknowledging frames ({self.retries} "
+                f"retries of frame {self.job.accepted + 1}/{total})")
+        self._sent_upto = self.job.accepted  # go back: send the window again
+
+    # -- what the rig says ------------------------------------------------------------------
+
+    def _hear(self, frame: Frame) -> None:
+        if frame.kind == "R" and frame.word == "STATUS":
+            state = frame.fields.get("STATE", "READY")
+            if state not in ("READY", "BUSY"):
+                raise fault_error(state, frame.fields, "status")
+            self._advance(frame)
+            if self._waiting and self._queued < self.depth:
+                self._waiting = False  # room again: send from the first unaccepted frame
+        elif frame.kind == "N":
+            self.job.report.resend_requests += 1
+            self._advance(frame)
+            self._resend_gap()
+        elif frame.kind == "A":
+            self._answer(frame)
+
+    def _answer(self, frame: Frame) -> None:
+        job = self.job
+        index = seq_after(frame.number or 0, job.seq0)
+        if frame.word == "OK":
+            sent = self._sent_at.get(index)
+            if sent is not None and index not in self._resent:
+                self.link.round_trip.sample(time.monotonic() - sent)
+            self._advance(frame)
+            return
+        code = frame.args[0] if frame.args else "?"
+        self._advance(frame)  # frames before the refused one may be newly accepted
+        if code == "STALE" or not job.accepted <= index < len(job.frames):
+            return  # an answer to a frame accepted long ago, or to an earlier stream
+        if code == "QUEUE_FULL" and self.flow_control:
+            # back-pressure: wait for a status with room, then send from this frame on
+            job.report.queue_waits += 1
+            self._waiting = True
+            self._sent_upto = job.accepted
+            self._next_poll = time.monotonic() + self._poll_interval()
+            return
+        raise fault_error(code, frame.fields, f"frame {index + 1} of {len(job.frames)}")
+
+    def _advance(self, frame: Frame) -> None:
+        """Count frames as accepted up to the frame's ``N``, and note the rig's ``L``."""
+        job = self.job
+        ahead = seq_after(frame.field_int("N"), (job.seq0 + job.accepted) % SEQ_MODULUS)
+        newly = range(job.accepted, min(job.accepted + max(ahead, 0), len(job.frames)))
+        if "L" in frame.fields:
+            self._queued = frame.field_int("L")
+        else:  # no count: assume the newly accepted move frames all still wait in the queue
+            self._queued += sum(1 for i in newly if job.moves_per_frame[i])
+        job.accepted = max(job.accepted, newly.stop)
+        if self._sent_upto < job.accepted:
+            self._sent_upto = job.accepted
+
+    def _resend_gap(self) -> None:
+        """Send the frame the rig asked for again, unless its answer may still be on the way."""
+        gap = self.job.accepted
+        now = time.monotonic()
+        if (not self._waiting and gap < self._sent_upto
+                and now - self._sent_at.get(gap, 0.0) > 2 * self.link.round_trip.seconds + 0.001):
+            self._send(gap, now)
