@@ -98,7 +98,11 @@ def _user_errors(modules: list[ModuleType]) -> tuple[type[BaseException], ...]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line and return its exit status (0 done, 2 a user error, 130 Ctrl-C)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(args_list)
+    try:
+        parser = build_parser(args_list)  # imports the command's module: Ctrl-C may come here
+    except KeyboardInterrupt:
+        print("cubebot: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     args = parser.parse_args(args_list)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -19,7 +19,16 @@ from typing import Any, Callable, Iterator, Optional, Protocol, Sequence, Union
 
 from cubebot.calibration import Classification
 from cubebot.render import summary_image, write_image, write_net_png
-from cubebot.robot import Faults, ProtocolError, Rig, RigModel, SimulatedRig, StreamReport, rig_time
+from cubebot.robot import (
+    Faults,
+    JobStatus,
+    ProtocolError,
+    Rig,
+    RigModel,
+    SimulatedRig,
+    StreamReport,
+    rig_time,
+)
 from cubebot.solver import Cube, NoSolutionError, Solution, load_tables, solve
 from cubebot.solver.geometry import check_size
 from cubebot.solver.tables import cache_dir
@@ -34,7 +43,8 @@ from cubebot.vision import (
     write_overlays,
 )
 
-__all__ = ["Listener", "StepRecord", "RunReport", "PipelineError", "PresentedCamera", "scan",
+__all__ = ["Listener", "StepRecord", "RunReport", "PipelineError", "RunStopped", "PresentedCamera",
+           "scan",
            "solve_for_rig", "stream", "run_demo", "run_rig"]
 
 log = logging.getLogger(__name__)
@@ -42,6 +52,28 @@ log = logging.getLogger(__name__)
 
 class PipelineError(ValueError):
     """The pipeline stopped safely; the message says what happened and what to do."""
+
+
+class RunStopped(PipelineError):
+    """Ctrl-C (or SIGTERM) stopped the run while the rig moved; the rig was stopped.
+
+    ``status`` is the rig's job as it reported it after stopping, ``estopped`` whether it was
+    emergency-stopped, ``moves`` the solution it was making (to resume it).
+    """
+
+    def __init__(self, status: JobStatus, estopped: bool, moves: str) -> None:
+        super().__init__(f"stopped after {status.done} of {status.total} moves")
+        self.status = status
+        self.estopped = estopped
+        self.moves = moves
+
+
+#: Stops a rig after an interrupt: returns its job and whether it was emergency-stopped.
+StopRig = Callable[[Rig], tuple[JobStatus, bool]]
+
+
+def _stop_politely(rig: Rig) -> tuple[JobStatus, bool]:
+    return rig.stop(), False
 
 
 class Listener(Protocol):
@@ -193,7 +225,7 @@ class _Steps:
                 self.listener.step_done(name, seconds, line)
             else:
                 error = sys.exc_info()[1]
-                line = str(error) if error is not None else "interrupted"
+                line = (str(error) if error is not None else "") or "interrupted"
                 self.report.steps.append(StepRecord(name, seconds, line, ok=False))
                 self.listener.step_failed(name, seconds, line)
 
@@ -459,12 +491,28 @@ def run_demo(size: int = 3, seed: int = 0, *, conditions: Optional[Conditions] =
     return run.report
 
 
+def _rig_steps(size: int, budget: float, port: str,
+               ask: Callable[[_Run], str]) -> list[_Step]:
+    """Return the steps of a run on a rig: greet, scan, solve, check, confirm, stream, verify."""
+    return [
+        _Step("rig", lambda r: f"greeting the rig at {port}", _rig_step),
+        _Step("scan", lambda r: f"scanning the six faces of a {size}x{size}", _scan_step),
+        _Step("solve", lambda r: f"for rig {r.rig_model().name!r}, budget {budget:g}s",
+              _solve_step),
+        _Step("check", lambda r: "planning the moves on the rig's motors", _check_step),
+        _Step("confirm", lambda r: "asking before the rig moves", ask),
+        _Step("stream", lambda r: f"{len(r.solution().moves)} moves to {port}", _stream_step),
+        _Step("verify", lambda r: "checking the cube is solved", _verify_step),
+    ]
+
+
 def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigModel, None] = None,
             profile: Any = None, sample_points: Optional[SamplePoints] = None,
             guided: bool = False,
             confirm: Callable[[Classification, Solution], bool] = lambda c, s: True,
             budget: float = 1.0, output: Union[str, Path, None] = None,
-            rescan: bool = False, listener: Optional[Listener] = None) -> RunReport:
+            rescan: bool = False, listener: Optional[Listener] = None,
+            stop: StopRig = _stop_politely) -> RunReport:
     """Return the report of a run on real hardware (or any camera and any port URL).
 
     The rig is opened first and its cube size checked (so a missing port or the wrong cube
@@ -479,6 +527,8 @@ def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigMode
         vision.ScanError: stickers to re-shoot; robot.RigResetError: re-scan the cube;
         robot.RigConnectionError: the port is missing or was unplugged;
         robot.UnplannableMoveError: the rig lacks a motor the solution needs (nothing moved).
+        RunStopped: interrupted (KeyboardInterrupt) while the rig moved: ``stop`` stopped the
+            rig and the error says how far it got. Interrupted before, KeyboardInterrupt.
     """
     check_size(size)
     run = _Run(size, camera, budget, RunReport(size), listener=listener or _Silent(),
@@ -493,17 +543,13 @@ def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigMode
 
     with Rig(port, model=rig) as connection:
         run.connection = connection
-        _run_steps(run, [
-            _Step("rig", lambda r: f"greeting the rig at {port}", _rig_step),
-            _Step("scan", lambda r: f"scanning the six faces of a {size}x{size}", _scan_step),
-            _Step("solve", lambda r: f"for rig {r.rig_model().name!r}, budget {budget:g}s",
-                  _solve_step),
-            _Step("check", lambda r: "planning the moves on the rig's motors", _check_step),
-            _Step("confirm", lambda r: "asking before the rig moves", ask),
-            _Step("stream", lambda r: f"{len(r.solution().moves)} moves to {port}",
-                  _stream_step),
-            _Step("verify", lambda r: "checking the cube is solved", _verify_step),
-        ], run.listener)
+        try:
+            _run_steps(run, _rig_steps(size, budget, port, ask), run.listener)
+        except KeyboardInterrupt:
+            if not any(step.name == "stream" for step in run.report.steps):
+                raise  # nothing was sent: nothing to stop
+            status, estopped = stop(connection)
+            raise RunStopped(status, estopped, str(run.solution())) from None
     if run.output is not None:
         _run_steps(run, [_Step("pictures", lambda r: f"writing to {r.output}", _pictures_step)],
                    run.listener)

@@ -257,6 +257,7 @@ class Firmware:
             if not self.holding or not frame.args or frame.args[0] != self.job_id:
                 return self._error(frame, "NOJOB", {"J": self.job_id or "-"})
             self.holding = False
+            self._held.clear()
             return self._ok(frame)
         if frame.word != "MOVE":
             return self._error(frame, "BADCMD", {"WORD": frame.word})

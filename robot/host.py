@@ -258,7 +258,12 @@ class Rig:
         Raises:
             RobotError: as for :meth:`stream`.
         """
-        self._run(self._new_job([("CLEAR", ())], [0]), None, flow_control=False, wait=False)
+        self._command("CLEAR")
+
+    def _command(self, word: str, *args: str) -> StreamReport:
+        """Send one sequenced frame without moves and return once the rig accepted it."""
+        return self._run(self._new_job([(word, args)], [0]), None, flow_control=False,
+                         wait=False)
 
     def command(self, *words: str) -> StreamReport:
         """Return the report of sending one sequenced frame (e.g. ``"MOVE", "R"``) exactly once.
@@ -308,9 +313,9 @@ class Rig:
             RigTimeoutError: the rig stopped answering.
         """
         the_plan = self.plan(moves)
-        frames = [("JOB", (job_id(the_plan.moves), str(len(the_plan.moves))))]
-        frames += [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan]
-        job = self._new_job(frames, [0] + [len(slot.moves) for slot in the_plan])
+        self._command("JOB", job_id(the_plan.moves), str(len(the_plan.moves)))
+        frames = [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan]
+        job = self._new_job(frames, [len(slot.moves) for slot in the_plan])
         job.plan = the_plan
         job.report.planned_seconds = the_plan.seconds
         return self._run(job, progress, flow_control=True, wait=wait)
@@ -337,7 +342,7 @@ class Rig:
             RobotError: as for :meth:`stream`.
         """
         self._resync = True  # an interrupted stream may have left frames in flight
-        self._run(self._new_job([("STOP", ())], [0]), None, flow_control=False, wait=False)
+        self._command("STOP")
         deadline = time.monotonic() + timeout
         while True:
             status = self.job()
@@ -376,9 +381,9 @@ class Rig:
         if done != status.done:
             raise NoJobError(f"the rig counts {status.done} moves done, which ends inside a "
                              "double turn of the plan; re-scan the cube")
-        frames = [("RESUME", (wanted,))]
-        frames += [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan][first:]
-        job = self._new_job(frames, [0] + counts[first:])
+        self._command("RESUME", wanted)
+        frames = [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan][first:]
+        job = self._new_job(frames, counts[first:])
         job.report.planned_seconds = sum(slot.seconds for slot in the_plan.slots[first:])
         log.info("resuming job %s at move %d of %d", wanted, status.done, status.total)
         return self._run(job, progress, flow_control=True, wait=wait)

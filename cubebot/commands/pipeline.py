@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from typing import Optional
 
 from cubebot.calibration import Classification
 from cubebot.commands import summary
-from cubebot.pipeline import PipelineError, PresentedCamera, RunReport, run_demo, run_rig
+from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
+from cubebot.pipeline import (
+    PipelineError,
+    PresentedCamera,
+    RunReport,
+    RunStopped,
+    run_demo,
+    run_rig,
+)
 from cubebot.render import ansi_net
 from cubebot.robot import Faults, RobotError
 from cubebot.solver import Solution, net
@@ -120,12 +129,19 @@ def _run(args: argparse.Namespace) -> int:
             camera = PresentedCamera(camera, _show_face)
     guided = bool(args.camera) and points is None
     profile = False if args.no_profile else args.profile
-    with camera:
-        report = run_rig(
-            camera, args.port, size=args.size, rig=args.rig, profile=profile,
-            sample_points=points, guided=guided, budget=args.budget, output=args.output,
-            rescan=bool(args.camera) and points is not None,
-            confirm=lambda c, s: _ask(c, s, args.yes), listener=TerminalListener(args.json))
+    listener = TerminalListener(args.json)
+    try:
+        with interrupts_raise(), camera:
+            report = run_rig(
+                camera, args.port, size=args.size, rig=args.rig, profile=profile,
+                sample_points=points, guided=guided, budget=args.budget, output=args.output,
+                rescan=bool(args.camera) and points is not None,
+                confirm=lambda c, s: _ask(c, s, args.yes), listener=listener, stop=stop_rig)
+    except RunStopped as stopped:
+        resume = (f"cubebot stream {shlex.quote(stopped.moves)} --port "
+                  f"{shlex.quote(args.port)} --resume")
+        print(stopped_message(stopped.status, stopped.estopped, resume), file=sys.stderr)
+        return EXIT_STOPPED
     return _finish(report, args)
 
 

@@ -1,17 +1,33 @@
-"""``cubebot rig-sim | stream | rig-info``: the simulated rig and the serial link from the shell."""
+"""``cubebot rig-sim | stream | stop | rig-info``: the simulated rig and the serial link from the
+shell."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
+import shlex
 import sys
 import threading
-from types import FrameType
 from typing import Optional
 
 from cubebot.commands import summary
-from cubebot.robot import Faults, Rig, RobotError, SimulatedRig, builtin_models
+from cubebot.commands.stopping import (
+    EXIT_STOPPED,
+    interrupts_raise,
+    report_unreachable,
+    stop_rig,
+    stop_rig_after_estop,
+    stopped_message,
+)
+from cubebot.robot import (
+    Faults,
+    ProtocolError,
+    Rig,
+    RigStoppedError,
+    RobotError,
+    SimulatedRig,
+    builtin_models,
+)
 from cubebot.solver import format_moves, parse_moves
 from cubebot.solver.progress import Progress
 
@@ -21,19 +37,13 @@ __all__ = ["register", "USER_ERRORS"]
 USER_ERRORS = (RobotError,)
 
 
-def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
-    raise KeyboardInterrupt
-
-
 def _rig_sim(args: argparse.Namespace) -> int:
-    # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
-    # by a shell that ignores SIGINT for background jobs.
-    signal.signal(signal.SIGINT, _interrupt)
-    signal.signal(signal.SIGTERM, _interrupt)
     faults = Faults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
                     delay=args.delay)
-    with SimulatedRig(size=args.size, facelets=args.facelets, model=args.rig, faults=faults,
-                      seed=args.seed, time_scale=args.time_scale) as sim:
+    # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
+    with interrupts_raise(), SimulatedRig(size=args.size, facelets=args.facelets, model=args.rig,
+                                          faults=faults, seed=args.seed,
+                                          time_scale=args.time_scale) as sim:
         print(sim.port, flush=True)
         print(f"simulated {sim.model.name} rig holding a {args.size}x{args.size} cube; "
               f"boot id {sim.boot_id}. Ctrl-C stops it.", file=sys.stderr, flush=True)
@@ -44,31 +54,82 @@ def _rig_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _resume_command(moves: str, port: str) -> str:
+    return f"cubebot stream {shlex.quote(moves)} --port {shlex.quote(port)} --resume"
+
+
 def _stream(args: argparse.Namespace) -> int:
     moves = parse_moves(args.moves)
-    with Rig(args.port, model=args.rig, timeout=args.timeout) as rig:
+    text = format_moves(moves)
+    with interrupts_raise(), Rig(args.port, model=args.rig, timeout=args.timeout) as rig:
         planned = rig.plan(moves)
-        with Progress(f"streaming {len(moves)} moves", max(len(moves), 1)) as bar:
-            def progress(done: int, total: int) -> None:
-                bar.update(done - bar.done)
-            report = rig.stream(planned.moves, progress=progress)
-        facelets = rig.facelets()
+        try:
+            with Progress(f"streaming {len(moves)} moves", max(len(moves), 1)) as bar:
+                def progress(done: int, total: int) -> None:
+                    bar.update(done - bar.done)
+                if args.resume:
+                    report = rig.resume_job(planned.moves, progress=progress)
+                else:
+                    report = rig.stream(planned.moves, progress=progress)
+        except (KeyboardInterrupt, RigStoppedError) as stop:
+            if isinstance(stop, RigStoppedError):  # stopped from elsewhere (cubebot stop)
+                status, estopped = rig.job(), False
+            else:
+                try:
+                    status, estopped = stop_rig(rig)
+                except RobotError as err:
+                    print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr)
+                    return EXIT_STOPPED
+            print(stopped_message(status, estopped, _resume_command(text, args.port)),
+                  file=sys.stderr)
+            return EXIT_STOPPED
+        facelets = _rig_cube(rig)
     if args.json:
-        print(json.dumps({"sent": report.sent, "retransmits": report.retransmits,
+        print(json.dumps({"sent": report.sent, "total": report.total,
+                          "retransmits": report.retransmits, "queue_waits": report.queue_waits,
                           "rig_facelets": facelets, "seconds": round(report.seconds, 3),
                           "planned_seconds": round(report.planned_seconds, 3)}))
     else:
-        print(f"sent {report.sent} moves ({format_moves(moves)}) in {len(planned)} slots, "
+        done = (f"resumed the stopped job: sent the last {report.sent} of {len(moves)} moves"
+                if args.resume else f"sent {report.sent} moves ({text}) in {len(planned)} slots")
+        print(f"{done}, "
               f"{report.retransmits} retransmitted frames, {report.seconds:.2f} s "
               f"(planned rig time {report.planned_seconds:.2f} s)")
-        print(f"rig cube: {facelets}")
+        if facelets is not None:
+            print(f"rig cube: {facelets}")
+    return 0
+
+
+def _rig_cube(rig: Rig) -> Optional[str]:
+    """Return the cube the rig reports, or None for a rig that keeps no record of it."""
+    try:
+        return rig.facelets()
+    except ProtocolError:
+        return None
+
+
+def _stop(args: argparse.Namespace) -> int:
+    with interrupts_raise(), Rig(args.port) as rig:
+        if args.clear:
+            rig.clear()
+            print(f"cleared: the rig is {rig.job().word}")
+            return 0
+        if args.estop:
+            rig.estop()
+            status, estopped = stop_rig_after_estop(rig), True
+        else:
+            status, estopped = stop_rig(rig)
+    print(stopped_message(status, estopped, "cubebot stream MOVES --port "
+                          f"{shlex.quote(args.port)} --resume (the same moves)"))
     return 0
 
 
 def _rig_info(args: argparse.Namespace) -> int:
-    with Rig(args.port) as rig:
+    with interrupts_raise(), Rig(args.port) as rig:
         assert rig.info is not None
-        info = rig.info.as_dict()
+        info: dict[str, object] = rig.info.as_dict()
+        info.update(rig.job().as_dict())
+        info["facelets"] = _rig_cube(rig)
     if args.json:
         print(json.dumps(info))
     else:
@@ -115,11 +176,26 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                    help=f"rig model ({rigs} or a JSON file); default: chosen from the handshake")
     p.add_argument("--timeout", type=float, default=0.25,
                    help="seconds before an unanswered frame is sent again (at most)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the rig's stopped job of these moves from where it stopped")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stream)
 
+    p = commands.add_parser(
+        "stop", help=summary("stop"),
+        description="Ask the rig at --port to stop after the turn in progress and print how "
+                    "far its job got (works while another terminal streams to it).")
+    p.add_argument("--port", required=True, help="port URL, as for stream")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--estop", action="store_true",
+                        help="emergency stop: motors stop at once, mid-turn")
+    action.add_argument("--clear", action="store_true",
+                        help="clear a stop, emergency stop or fault so the rig moves again")
+    p.set_defaults(func=_stop)
+
     p = commands.add_parser("rig-info", help=summary("rig-info"),
-                            description="Open --port, greet the rig and print its handshake.")
+                            description="Open --port, greet the rig and print its handshake, its state "
+                                        "(idle, moving, stopped, estop), its job and its cube.")
     p.add_argument("--port", required=True, help="port URL, as for stream")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_rig_info)
