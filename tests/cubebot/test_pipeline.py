@@ -204,3 +204,34 @@ def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> No
         assert sim.executed == []
     assert heard[-2:] == [("started", "confirm"), ("failed", "confirm")]
     assert ("done", "check") in heard and ("done", "scan") in heard
+
+
+def test_run_interrupted_while_streaming_stops_the_rig_and_can_be_resumed(
+        tmp_path: Path) -> None:
+    from cubebot.pipeline import RunStopped, run_rig
+    from cubebot.robot import Rig
+    from cubebot.vision import FolderCamera
+
+    cube = Cube.random(3, 16)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+
+    class InterruptAfterThree:
+        def step_started(self, name: str, detail: str) -> None: ...
+        def step_done(self, name: str, seconds: float, detail: str) -> None: ...
+        def step_failed(self, name: str, seconds: float, error: str) -> None: ...
+
+        def streaming(self, done: int, total: int) -> None:
+            if done >= 3:
+                raise KeyboardInterrupt
+
+    with SimulatedRig(3, cube.facelets, seed=16) as sim, FolderCamera(photos) as camera:
+        with pytest.raises(RunStopped) as stopped:
+            run_rig(camera, sim.port, profile=False, budget=0.3,
+                    listener=InterruptAfterThree())
+        status = stopped.value.status
+        made = [m for slot in sim.executed for m in slot.moves]
+        assert status.state == "STOPPED" and status.done == len(made) >= 1
+        assert str(stopped.value) == f"stopped after {len(made)} of {status.total} moves"
+        with Rig(sim.port) as rig:
+            rig.resume_job(stopped.value.moves)
+        assert Cube(sim.facelets).is_solved
