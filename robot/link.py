@@ -86,7 +86,7 @@ class RoundTrip:
     def timer(self, cap: float, backoffs: int = 0) -> float:
         """Return the seconds to wait before sending again: a few round trips, doubled after
         each of ``backoffs`` timeouts in a row, at most ``cap``."""
-        return min(cap, max(4 * self.seconds, 0.01) * 2 ** min(backoffs, 16))
+        return min(cap, max(4 * self.seconds, 0.01) * (1 << min(backoffs, 16)))
 
 
 class _Lost:
@@ -124,7 +124,8 @@ class _Reader(serial.threaded.ReaderThread):
         """Read until stopped or the port fails, then tell the protocol the connection is lost."""
         protocol = self.protocol = self.protocol_factory()
         protocol.connection_made(self)
-        self._connection_made.set()
+        # pyserial's own "connected" event, which its stubs do not declare
+        self._connection_made.set()  # type: ignore[attr-defined]
         error: Optional[BaseException] = None
         while self.alive and self.serial.is_open:
             try:

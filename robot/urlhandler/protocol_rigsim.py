@@ -10,12 +10,14 @@ as a USB adapter's do.
 from __future__ import annotations
 
 import urllib.parse
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import serial
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from cubebot.robot.simulator import HostLink, SimulatedRig, find_simulated_rig
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["Serial"]
 
@@ -23,7 +25,7 @@ __all__ = ["Serial"]
 class Serial(SerialBase):
     """A pyserial port whose other end is a simulated rig (see the module doc)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._link: Optional[HostLink] = None
         self._own_rig: Optional[SimulatedRig] = None
         self._cancelled = False
@@ -37,13 +39,13 @@ class Serial(SerialBase):
         """
         if self.is_open:
             raise SerialException("port is already open")
-        if self._port is None:
+        if self.port is None:
             raise SerialException("port must be configured before it can be used")
-        rig = self._rig_for_url(str(self._port))
+        rig = self._rig_for_url(str(self.port))
         try:
             self._link = rig.attach()
         except ConnectionError as err:
-            raise SerialException(f"could not open {self._port}: {err}") from err
+            raise SerialException(f"could not open {self.port}: {err}") from err
         self.is_open = True
 
     def _rig_for_url(self, url: str) -> SimulatedRig:
@@ -104,7 +106,7 @@ class Serial(SerialBase):
         """
         link = self._connected_link()
         self._cancelled = False
-        data = link.read(size, self._timeout)
+        data = link.read(size, self.timeout)
         if not data and not link.connected:
             raise SerialException("device disconnected (the simulated rig was unplugged)")
         return data
@@ -115,14 +117,14 @@ class Serial(SerialBase):
             self._cancelled = True
             self._link.wake()
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: "ReadableBuffer") -> int:
         """Send ``data`` to the rig and return its length.
 
         Raises:
             SerialException: the rig was unplugged.
         """
         link = self._connected_link()
-        payload = serial.to_bytes(data)
+        payload = bytes(data)
         try:
             link.write(payload)
         except ConnectionError as err:
