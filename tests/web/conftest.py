@@ -100,9 +100,12 @@ def stop_server(server: Server) -> None:
 
 
 @pytest.fixture
-def demo_server() -> Iterator[Server]:
-    """Return a fresh ``cubebot serve --demo`` on 127.0.0.1 (its own scrambled cube and rig)."""
-    server = start_server("--demo", "--seed", "3")
+def demo_server(tmp_path: Path) -> Iterator[Server]:
+    """Return a fresh ``cubebot serve --demo`` on 127.0.0.1 (its own scrambled cube and rig).
+
+    Its colour profile is saved to ``tmp_path / "profile.json"``.
+    """
+    server = start_server("--demo", "--seed", "3", "--profile", str(tmp_path / "profile.json"))
     yield server
     stop_server(server)
 

@@ -148,11 +148,27 @@ def test_demo_scans_solves_and_runs_to_solved(demo_server: Server, browser: Any,
     assert _percent(browser) == 100
 
     _click(browser, "plot")
+    _wait(browser, lambda d: _el(d, "lab-plot").get_attribute("data-points") == "54",
+          "the 54 sticker colours plotted")
     browser.save_screenshot(str(tmp_path / "dashboard.png"))
     assert (tmp_path / "dashboard.png").stat().st_size > 10_000
     shot = os.environ.get("CUBEBOT_DASHBOARD_SHOT")  # docs/dashboard.png is made this way
     if shot:
         browser.save_screenshot(shot)
+    # the demo camera now sees the solved cube: scan it again and learn its colours
+    _tap(browser, "#reset-scan")
+    _wait(browser, lambda d: not _all(d, '[data-test="net"] [data-sticker]'), "the scan cleared")
+    _click(browser, "scan")
+    _wait(browser, lambda d: len(_all(d, '[data-test="net"] [data-sticker]')) == 54,
+          "the solved cube scanned")
+    letters = "".join(s.get_attribute("data-letter")
+                      for s in _all(browser, '[data-test="net"] [data-sticker]'))
+    assert letters == "".join(face * 9 for face in "URFDLB")
+    _click(browser, "save-profile")
+    _wait(browser, lambda d: "profile saved" in d.find_element("id", "notice").text,
+          "the profile saved")
+    profile = json.loads((tmp_path / "profile.json").read_text())
+    assert profile["scans"] == 1 and len(profile["colours"]) == 6
     _check_clean_logs(browser, demo_server.base)
 
 

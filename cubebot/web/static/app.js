@@ -180,7 +180,9 @@ function renderRig(rig) {
   const connected = rig.state !== "disconnected";
   const moving = rig.state === "moving" || rig.state === "stopping";
   $("connect").disabled = moving;
-  $("run").disabled = !connected || moving || !state.scan.solution || rig.state === "estopped";
+  // a solution already made on the rig is not sent again (it would scramble the cube)
+  $("run").disabled = !connected || moving || !state.scan.solution
+    || rig.state === "estopped" || rig.state === "solved";
   $("stop").disabled = !moving;
   $("estop").disabled = !connected;
   $("resume").disabled = !(rig.state === "stopped" || rig.state === "estopped");
@@ -217,6 +219,7 @@ async function plotColours() {
   const response = await fetch("/api/calibrate/lab");
   const answer = await response.json();
   drawLabPlot($("lab-plot"), answer.points || []);
+  $("lab-plot").dataset.points = String((answer.points || []).length);
 }
 
 $("upload").addEventListener("change", async (e) => {
