@@ -9,7 +9,9 @@ traceback page):
 - ``POST /api/scan`` scan the faces still missing from the server's camera;
   ``POST /api/scan/face?face=U`` one face from the server's camera, or from the request's body
   (a PNG or JPEG picture: the browser's camera or an uploaded photo);
-  ``POST /api/scan/retake`` ``{"face": "U"}``; ``POST /api/scan/reset``;
+  ``POST /api/scan/preview`` the same picture with the grid and colours drawn, not kept
+  (the live view while a face is lined up); ``POST /api/scan/retake`` ``{"face": "U"}``;
+  ``POST /api/scan/reset``;
 - ``POST /api/net`` ``{"facelets": "..."}`` the net as edited on the page;
 - ``POST /api/solve``; ``POST /api/rig/connect`` ``{"url": "..."}``; ``POST /api/rig/run``,
   ``/stop``, ``/estop``, ``/resume``; ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
@@ -124,7 +126,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
     """Return the ASGI app serving ``dashboard`` (see the module doc for its routes)."""
     static = resources.files("cubebot.web") / "static"
 
-    def guarded(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+    def guarded(handler: Callable[[Request], Awaitable[Any]], push: bool = True
+                ) -> Callable[[Request], Awaitable[Response]]:
         """Wrap a POST handler: token check, errors as JSON, state pushed after a change."""
         async def endpoint(request: Request) -> Response:
             if dashboard.token is not None:
@@ -139,7 +142,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
             except (ValueError, RobotError, OSError) as err:
                 log.info("%s refused: %s", request.url.path, err)
                 return _error(409 if isinstance(err, RobotError) else 400, str(err))
-            dashboard.push()
+            if push:
+                dashboard.push()
             return JSONResponse(result if result is not None else dashboard.state())
         return endpoint
 
@@ -174,8 +178,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
     async def scan_all(request: Request) -> None:
         await run_in_threadpool(dashboard.session.scan_all)
 
-    async def scan_face(request: Request) -> None:
-        face = request.query_params.get("face") or None
+    async def read_picture(request: Request) -> Any:
+        """Return the frame in the request's body (None for an empty body)."""
         declared = int(request.headers.get("content-length") or 0)
         if declared > MAX_IMAGE_BYTES:
             raise ImageError(f"the picture is {declared} bytes, more than the "
@@ -186,8 +190,16 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
             if len(body) > MAX_IMAGE_BYTES:
                 raise ImageError(f"the picture is more than the {MAX_IMAGE_BYTES} bytes "
                                  "allowed: send a smaller photo")
-        frame = await run_in_threadpool(decode_image, bytes(body)) if body else None
+        return await run_in_threadpool(decode_image, bytes(body)) if body else None
+
+    async def scan_face(request: Request) -> None:
+        face = request.query_params.get("face") or None
+        frame = await read_picture(request)
         await run_in_threadpool(dashboard.session.capture, face, frame)
+
+    async def preview(request: Request) -> dict[str, Any]:
+        frame = await read_picture(request)
+        return await run_in_threadpool(dashboard.session.preview, frame)
 
     async def retake(request: Request) -> None:
         dashboard.session.retake(str((await _json_body(request)).get("face", "")))
@@ -246,6 +258,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
     routes = [Route("/", page), Route("/api/state", state), Route("/api/events", events),
               Route("/api/calibrate/lab", lab)]
     routes += [Route(path, guarded(handler), methods=["POST"]) for path, handler in actions.items()]
+    routes.append(Route("/api/scan/preview", guarded(preview, push=False), methods=["POST"]))
     routes.append(Mount("/static", StaticFiles(directory=str(static)), name="static"))
 
     @asynccontextmanager

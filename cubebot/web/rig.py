@@ -114,8 +114,21 @@ class RigDriver:
                       f"connected: firmware {info.firmware}, faces {info.faces}")
             return self.handshake
 
-    def close(self) -> None:
-        """Close the rig's port (the rig keeps its counters)."""
+    def close(self, wait: float = 5.0) -> None:
+        """Close the rig's port (the rig keeps its counters).
+
+        A run in progress is first asked to stop after the turn in progress (up to ``wait``
+        seconds), as Ctrl-C does for the command line; resume continues it on the same boot.
+        """
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._stop.set()
+            thread.join(wait)
+            if thread.is_alive():
+                log.warning("the run did not stop within %.0f s: sending the emergency stop",
+                            wait)
+                self.estop()
+                thread.join(wait)
         with self._lock:
             if self._rig is not None:
                 self._rig.close()

@@ -146,6 +146,29 @@ class ScanSession:
             if self.next_face is None:
                 self._classify()
 
+    def preview(self, frame: Optional[np.ndarray] = None) -> dict[str, Any]:
+        """Return a live view of the next face: the picture with its grid and colours drawn.
+
+        Nothing is kept: this is what the person sees while lining the face up. ``grid`` is
+        False (with ``why``) when no sticker grid is found in the picture.
+
+        Raises:
+            ValueError: no camera and no frame.
+            vision.CameraError: the camera gave no frame.
+        """
+        from cubebot.vision import GridNotFoundError, scan_face
+
+        face = self.next_face or "U"
+        if frame is None:
+            if self.camera is None:
+                raise ValueError("this server has no camera: use the browser's camera")
+            frame = self.camera.read_face(face)
+        try:
+            view = scan_face(frame, face, self.size)
+        except GridNotFoundError as err:
+            return {"face": face, "grid": False, "why": str(err), "image": _png_data_url(frame)}
+        return {"face": face, "grid": True, "why": "", "image": self._overlay(view)}
+
     def scan_all(self) -> None:
         """Scan every face not yet scanned from the server's camera (see :meth:`capture`)."""
         with self._lock:

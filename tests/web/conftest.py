@@ -128,7 +128,9 @@ def browser() -> Iterator[Any]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--window-size=1280,1500", "--no-first-run", "--disable-extensions",
                  "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-default-apps", "--metrics-recording-only"):
+                 "--disable-sync", "--disable-default-apps", "--metrics-recording-only",
+                 # the page's own camera: Chromium's test pattern, allowed without asking
+                 "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)

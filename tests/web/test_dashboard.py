@@ -200,8 +200,8 @@ def test_stop_and_emergency_stop_mid_run_then_resume_finish(demo_server: Server,
     _check_clean_logs(browser, demo_server.base)
 
 
-def test_a_photo_uploaded_from_the_page_is_scanned(demo_server: Server, browser: Any,
-                                                   tmp_path: Path) -> None:
+def test_live_views_and_a_photo_uploaded_from_the_page(demo_server: Server, browser: Any,
+                                                       tmp_path: Path) -> None:
     import cv2
 
     from cubebot.solver import Cube
@@ -212,6 +212,19 @@ def test_a_photo_uploaded_from_the_page_is_scanned(demo_server: Server, browser:
     cv2.imwrite(str(photo), camera.read_face("U"))
     _open(browser, demo_server)
     assert browser.find_element("id", "next-face").text == "U"
+
+    # the server camera's live view draws the grid it found on the face to show next
+    _click(browser, "live-view")
+    _wait(browser, lambda d: d.find_element("id", "live-why").text == "face U: grid found",
+          "the live view of face U")
+    assert _el(browser, "live-overlay").get_attribute("src").startswith("data:image/png")
+    _click(browser, "live-view")  # stop it
+    # the browser's own camera (Chromium's test pattern here: no cube, so no grid) is sent to
+    # the server frame by frame and the answer shown
+    _tap(browser, "#phone-camera")
+    _wait(browser, lambda d: d.find_element("id", "live-why").text not in
+          ("", "face U: grid found"), "the browser camera's frames read by the server")
+    _click(browser, "live-view")  # stop the camera
     _el(browser, "upload").send_keys(str(photo))
     _wait(browser, lambda d: d.find_element("id", "next-face").text == "R",
           "U scanned")

@@ -71,6 +71,7 @@ function renderScan(scan) {
   $("snap-face").textContent = scan.next_face || "-";
   $("scan").disabled = !scan.has_camera || !scan.next_face;
   $("capture").disabled = !scan.has_camera || !scan.next_face;
+  $("live-view").disabled = !scan.has_camera && !live;
   $("scan-error").textContent = scan.scan_error;
   const figures = [];
   for (const face of FACES) {
@@ -241,18 +242,74 @@ $("phone-camera").addEventListener("click", async () => {
     $("video").srcObject = stream;
     await $("video").play();
     $("live").hidden = false;
+    $("snap").hidden = false;
+    $("live-view").textContent = "Stop live view";
+    $("live-view").disabled = false;
+    live = "browser";
+    liveFrame();
   } catch (err) {
     notice(`camera: ${err.message}`, true);
   }
 });
-$("snap").addEventListener("click", () => {
+/** A JPEG of the video's current frame, at most `width` pixels wide. */
+function videoFrame(width) {
   const video = $("video");
+  const scale = Math.min(1, width / video.videoWidth);
   const canvas = document.createElement("canvas");
-  canvas.width = video.videoWidth;
-  canvas.height = video.videoHeight;
-  canvas.getContext("2d").drawImage(video, 0, 0);
+  canvas.width = Math.round(video.videoWidth * scale);
+  canvas.height = Math.round(video.videoHeight * scale);
+  canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.9));
+}
+
+$("snap").addEventListener("click", async () => {
   if (!state) return;
-  canvas.toBlob((blob) => post(`/api/scan/face?face=${state.scan.next_face || "U"}`, blob, "image/jpeg"), "image/jpeg", 0.9);
+  const blob = await videoFrame(1920);
+  await post(`/api/scan/face?face=${state.scan.next_face || "U"}`, blob, "image/jpeg");
+});
+
+// The live view: the next face as the camera sees it, with the grid found and each sticker's
+// colour drawn by the server. One frame at a time: the next is asked for when one is shown.
+let live = null;  // "server", "browser" or null
+
+async function liveFrame() {
+  if (!live) return;
+  const headers = token ? { "X-Cubebot-Token": token } : {};
+  let body = "";
+  if (live === "browser") {
+    body = await videoFrame(640);
+    headers["Content-Type"] = "image/jpeg";
+  }
+  try {
+    const response = await fetch("/api/scan/preview", { method: "POST", headers, body });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.error);
+    $("live-overlay").src = answer.image;
+    $("live-overlay").dataset.face = answer.face;
+    $("live-why").textContent = answer.grid ? `face ${answer.face}: grid found` : answer.why;
+  } catch (err) {
+    notice(`live view: ${err.message}`, true);
+    stopLive();
+    return;
+  }
+  setTimeout(liveFrame, 250);
+}
+
+function stopLive() {
+  live = null;
+  $("live-view").textContent = "Live view";
+  const stream = $("video").srcObject;
+  if (stream) for (const track of stream.getTracks()) track.stop();
+  $("video").srcObject = null;
+  $("snap").hidden = true;
+}
+
+$("live-view").addEventListener("click", () => {
+  if (live) { stopLive(); return; }
+  live = "server";
+  $("live").hidden = false;
+  $("live-view").textContent = "Stop live view";
+  liveFrame();
 });
 
 const events = new EventSource("/api/events");
