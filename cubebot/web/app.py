@@ -16,8 +16,10 @@ traceback page):
 - ``POST /api/solve``; ``POST /api/rig/connect`` ``{"url": "..."}``; ``POST /api/rig/run``,
   ``/stop``, ``/estop``, ``/resume``; ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
 
-With a ``token``, every POST must carry it in the ``X-Cubebot-Token`` header (the page reads it
-from its own address), so that nobody else on the network can turn the motors or write files.
+Every POST must carry ``X-Cubebot-Page: 1`` (so no other web site can post through the user's
+browser) and, without a token, be addressed to 127.0.0.1 or localhost. With a ``token``, every
+POST must carry it in the ``X-Cubebot-Token`` header (the page reads it from its own address),
+so that nobody else on the network can turn the motors or write files.
 """
 
 from __future__ import annotations
@@ -44,11 +46,16 @@ from cubebot.robot import RobotError
 from cubebot.web.rig import RigDriver
 from cubebot.web.session import MAX_IMAGE_BYTES, ImageError, ScanSession, decode_image
 
-__all__ = ["Dashboard", "create_app", "TOKEN_HEADER"]
+__all__ = ["Dashboard", "create_app", "TOKEN_HEADER", "PAGE_HEADER"]
 
 log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Cubebot-Token"
+#: Sent by the page with every action. A web page from elsewhere cannot send a custom header
+#: to this server without its permission (the browser asks first, and is refused), so a
+#: site the user happens to visit cannot drive the rig through the user's browser.
+PAGE_HEADER = "X-Cubebot-Page"
+_LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: Largest JSON body accepted (a net is 54 letters; this leaves room and no more).
 _MAX_JSON = 64 * 1024
 #: The page may load only what this server serves; images may be data: URLs (the overlays)
@@ -130,6 +137,15 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
                 ) -> Callable[[Request], Awaitable[Response]]:
         """Wrap a POST handler: token check, errors as JSON, state pushed after a change."""
         async def endpoint(request: Request) -> Response:
+            if request.headers.get(PAGE_HEADER) != "1":
+                return _error(403, f"actions must come from the dashboard page (the "
+                                   f"{PAGE_HEADER} header is missing): cross-site requests "
+                                   "are refused")
+            host = request.headers.get("host", "").rsplit(":", 1)[0]
+            if dashboard.token is None and host not in _LOCAL_NAMES:
+                # a name that resolves to this machine (DNS rebinding) is not a local page
+                return _error(403, f"this server only answers actions addressed to 127.0.0.1 "
+                                   f"or localhost, not {host!r}")
             if dashboard.token is not None:
                 given = request.headers.get(TOKEN_HEADER, "")
                 if not hmac.compare_digest(given.encode(), dashboard.token.encode()):

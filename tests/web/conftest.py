@@ -49,12 +49,13 @@ class Server:
         return self.url.split("?", 1)[0]
 
     def post(self, path: str, body: Any = None, *, token: Optional[str] = None,
-             data: Optional[bytes] = None, content_type: str = "application/json"
-             ) -> tuple[int, dict[str, Any]]:
-        """Return the status and JSON answer of a POST to ``path``."""
+             data: Optional[bytes] = None, content_type: str = "application/json",
+             headers: Optional[dict[str, str]] = None) -> tuple[int, dict[str, Any]]:
+        """Return the status and JSON answer of a POST to ``path``, sent as the page sends it."""
         payload = data if data is not None else json.dumps(body or {}).encode()
+        sent = {"Content-Type": content_type, "X-Cubebot-Page": "1", **(headers or {})}
         request = urllib.request.Request(self.base + path.lstrip("/"), data=payload,
-                                         method="POST", headers={"Content-Type": content_type})
+                                         method="POST", headers=sent)
         if token:
             request.add_header("X-Cubebot-Token", token)
         try:

@@ -31,6 +31,19 @@ def test_open_host_refuses_actions_without_the_token() -> None:
         stop_server(server)
 
 
+def test_actions_from_other_sites_are_refused(demo_server: Server) -> None:
+    # a form or fetch from another web site cannot add the page's header
+    status, answer = demo_server.post("/api/rig/connect", data=b"url=rigsim://x",
+                                      content_type="text/plain",
+                                      headers={"X-Cubebot-Page": ""})
+    assert status == 403 and "cross-site" in answer["error"]
+    # a name that resolves here (DNS rebinding) is not this machine's own page
+    status, answer = demo_server.post("/api/rig/connect", headers={"Host": "evil.example:80"})
+    assert status == 403 and "evil.example" in answer["error"]
+    status, answer = demo_server.post("/api/rig/connect")
+    assert status == 200 and answer["rig"]["state"] == "idle"
+
+
 def test_bad_requests_get_clear_json_errors(demo_server: Server) -> None:
     status, answer = demo_server.post("/api/net", data=b"{not json")
     assert status == 400 and "not JSON" in answer["error"]
@@ -62,8 +75,8 @@ def test_uploads_are_checked_and_size_limited(demo_server: Server) -> None:
     # a picture too large is refused from its declared length, before its bytes are read
     host, port = demo_server.base.split("//")[1].strip("/").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as conn:
-        conn.sendall(b"POST /api/scan/face?face=U HTTP/1.1\r\nHost: x\r\n"
-                     b"Content-Type: image/jpeg\r\nContent-Length: 13631488\r\n\r\n\xff\xd8\xff")
+        conn.sendall(b"POST /api/scan/face?face=U HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"X-Cubebot-Page: 1\r\nContent-Type: image/jpeg\r\nContent-Length: 13631488\r\n\r\n\xff\xd8\xff")
         reply = b""
         while b"\r\n\r\n" not in reply or len(reply.split(b"\r\n\r\n", 1)[1]) < int(
                 reply.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0]):

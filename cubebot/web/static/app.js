@@ -13,7 +13,7 @@ let solutionText = null;
 let colours = { ...DEFAULT_COLOURS };
 
 async function post(path, body, contentType = "application/json") {
-  const headers = { "Content-Type": contentType };
+  const headers = { "Content-Type": contentType, "X-Cubebot-Page": "1" };
   if (token) headers["X-Cubebot-Token"] = token;
   const data = body === undefined ? "{}" : contentType === "application/json" ? JSON.stringify(body) : body;
   let answer;
@@ -274,7 +274,8 @@ let live = null;  // "server", "browser" or null
 
 async function liveFrame() {
   if (!live) return;
-  const headers = token ? { "X-Cubebot-Token": token } : {};
+  const headers = { "X-Cubebot-Page": "1" };
+  if (token) headers["X-Cubebot-Token"] = token;
   let body = "";
   if (live === "browser") {
     body = await videoFrame(640);
