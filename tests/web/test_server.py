@@ -76,7 +76,8 @@ def test_uploads_are_checked_and_size_limited(demo_server: Server) -> None:
     host, port = demo_server.base.split("//")[1].strip("/").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as conn:
         conn.sendall(b"POST /api/scan/face?face=U HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"X-Cubebot-Page: 1\r\nContent-Type: image/jpeg\r\nContent-Length: 13631488\r\n\r\n\xff\xd8\xff")
+                     b"X-Cubebot-Page: 1\r\nContent-Type: image/jpeg\r\n"
+                     b"Content-Length: 13631488\r\n\r\n\xff\xd8\xff")
         reply = b""
         while b"\r\n\r\n" not in reply or len(reply.split(b"\r\n\r\n", 1)[1]) < int(
                 reply.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0]):
