@@ -211,9 +211,17 @@ class ScanSession:
         try:
             result = classify_scan(scan, profile=self.profile)
         except ScanError as err:
-            # the faces stay scanned: the person retakes the ones named
+            # the faces stay scanned: the person retakes the ones named, seeing which stickers
             self.scan_error = str(err)
             log.info("scan not classified: %s", err)
+            per_face = self.size * self.size
+            for face in FACE_LETTERS:
+                f_index = FACE_LETTERS.index(face)
+                # no turn was settled on: the pictures are as taken, net order = picture order
+                doubtful = tuple(i - f_index * per_face for i in (err.stickers or ())
+                                 if i // per_face == f_index)
+                if doubtful or face in (err.faces or ()):
+                    self.overlays[face] = self._overlay(self.views[face], None, doubtful)
             return
         self.views = dict(scan.views)  # with the turns the classifier found
         self.facelets = result.facelets

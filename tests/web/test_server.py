@@ -110,3 +110,27 @@ def test_serve_without_the_web_extra_says_what_to_install() -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'cubebot[web]'" in lines[0], done.stderr
+
+
+def test_a_scan_that_is_not_a_cube_says_what_to_retake(demo_server: Server) -> None:
+    import cv2
+
+    from cubebot.solver import Cube
+    from cubebot.vision import SyntheticCamera
+
+    frame = SyntheticCamera(Cube.random(3, 5), seed=5).read_face("F")
+    ok, jpeg = cv2.imencode(".jpg", frame)
+    assert ok
+    for face in "URFDLB":  # the same picture six times: no real cube looks like that
+        status, answer = demo_server.post(f"/api/scan/face?face={face}", data=jpeg.tobytes(),
+                                          content_type="image/jpeg")
+        assert status == 200, answer
+    scan = answer["scan"]
+    assert scan["facelets"] is None and scan["next_face"] is None
+    assert scan["scan_error"].startswith("re-shoot face(s)")
+    assert len(scan["overlays"]) == 6
+    # retaking a face named in the error asks for it again
+    named = scan["scan_error"].split("re-shoot face(s) ", 1)[1][0]
+    status, answer = demo_server.post("/api/scan/retake", {"face": named})
+    assert status == 200 and answer["scan"]["next_face"] == named
+    assert answer["scan"]["scan_error"] == ""

@@ -115,7 +115,9 @@ function renderNet(scan) {
         b.dataset.sticker = String(index);
         b.dataset.letter = s.letter;
         b.textContent = s.letter;
-        b.style.backgroundColor = colours[s.letter];
+        // the sticker's own measured colour, with a bar in the colour of the face it is read as
+        b.style.backgroundColor = s.rgb ? `rgb(${s.rgb.join(",")})` : colours[s.letter];
+        b.style.boxShadow = `inset 0 -6px 0 ${colours[s.letter]}`;
         b.title = `${face}${k + 1}: read as ${s.letter}` + (s.confidence != null ? ` (confidence ${s.confidence})` : "");
         b.addEventListener("click", () => editSticker(index));
         div.appendChild(b);
