@@ -73,13 +73,16 @@ def _serve(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         camera: Any = None
         rig_port = args.rig_port or ""
+        notes: list[str] = []  # printed after the address, which must come first
         if args.demo:
             truth = Cube.random(args.size, args.seed)
             camera = SyntheticCamera(truth, seed=args.seed)
+            # the simulated rig behind a real pseudo-terminal, as `cubebot demo` uses it (its
+            # rigsim:// URL reaches the same rig in-process)
             sim = stack.enter_context(SimulatedRig(args.size, truth.facelets, "six-motor",
-                                                   seed=args.seed, time_scale=args.time_scale,
-                                                   use_pty=False))
-            rig_port = rig_port or sim.url
+                                                   seed=args.seed, time_scale=args.time_scale))
+            rig_port = rig_port or sim.port
+            notes.append(f"simulated rig on {sim.port} (also {sim.url})")
         if args.images:
             camera = FolderCamera(args.images)
         elif args.camera:
@@ -99,6 +102,8 @@ def _serve(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]
         query = f"?token={token}" if token else ""
         print(f"http://{_page_host(args.host)}:{port}/{query}", flush=True)
+        for note in notes:
+            print(note, file=sys.stderr, flush=True)
         if token:
             print(f"listening on {args.host}: every action needs the token {token} (it is in "
                   "the address above; do not share it)", file=sys.stderr, flush=True)
