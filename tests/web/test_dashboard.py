@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Server
+from conftest import Server, start_server, stop_server
 
 WAIT = 60  # seconds: generous, the machine is shared
 
@@ -89,6 +89,9 @@ def _check_clean_logs(driver: Any, base: str) -> None:
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     assert urls, "no requests were logged"
+    # the page is pushed its state: it never asks for it again and again
+    assert sum("/api/events" in u for u in urls) <= 2, urls
+    assert not any("/api/state" in u for u in urls), urls
     outside = [u for u in urls if not (u.startswith(base) or u.startswith(("data:", "blob:")))]
     assert outside == [], f"requests leaving 127.0.0.1: {outside}"
     assert base.startswith("http://127.0.0.1:")
@@ -232,3 +235,26 @@ def test_live_views_and_a_photo_uploaded_from_the_page(demo_server: Server, brow
     _tap(browser, '[data-test="retake"]')
     _wait(browser, lambda d: d.find_element("id", "next-face").text == "U", "U to retake")
     _check_clean_logs(browser, demo_server.base)
+
+
+def test_page_on_an_open_address_acts_only_with_its_token(browser: Any) -> None:
+    server = start_server("--demo", "--host", "0.0.0.0")
+    try:
+        assert server.token
+        port = server.base.rsplit(":", 1)[1].strip("/")
+        local = f"http://127.0.0.1:{port}/"
+        browser.get(local)  # the address without the token: the page shows, actions refused
+        _wait(browser, lambda d: d.find_element("tag name", "body").get_attribute("data-ready"),
+              "the first pushed state")
+        _click(browser, "scan")
+        _wait(browser, lambda d: "token" in d.find_element("id", "notice").text,
+              "the refusal shown")
+        assert not _all(browser, '[data-test="net"] [data-sticker]')
+        browser.get(f"{local}?token={server.token}")  # as printed: actions work
+        _wait(browser, lambda d: d.find_element("tag name", "body").get_attribute("data-ready"),
+              "the first pushed state")
+        _click(browser, "scan")
+        _wait(browser, lambda d: len(_all(d, '[data-test="net"] [data-sticker]')) == 54,
+              "54 stickers in the net")
+    finally:
+        stop_server(server)
