@@ -14,6 +14,8 @@ from types import FrameType
 from typing import Any, Optional
 
 from cubebot.commands import summary
+from cubebot.robot import RobotError
+from cubebot.vision import VisionError
 
 __all__ = ["register", "USER_ERRORS", "MissingExtraError"]
 
@@ -22,8 +24,8 @@ class MissingExtraError(ImportError):
     """The ``[web]`` extra is not installed."""
 
 
-#: Printed by the CLI as one line.
-USER_ERRORS = (MissingExtraError,)
+#: Printed by the CLI as one line (a missing camera or rig at start-up, a missing extra).
+USER_ERRORS = (MissingExtraError, VisionError, RobotError)
 
 
 def _import_web() -> Any:

@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import REPO, Server, start_server, stop_server
 
@@ -134,3 +135,12 @@ def test_a_scan_that_is_not_a_cube_says_what_to_retake(demo_server: Server) -> N
     status, answer = demo_server.post("/api/scan/retake", {"face": named})
     assert status == 200 and answer["scan"]["next_face"] == named
     assert answer["scan"]["scan_error"] == ""
+
+
+def test_serve_with_a_missing_camera_folder_says_so_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "cubebot", "serve", "--port", "0", "--images",
+                           str(tmp_path / "nowhere")], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nowhere" in lines[0] and "does not exist" in lines[0]
