@@ -26,7 +26,8 @@ CHROMIUM = os.environ.get("CUBEBOT_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CUBEBOT_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
-def _need_web_extra() -> None:
+def need_web_extra() -> None:
+    """Skip the calling test, with a message, when the web extra is not installed."""
     for module in ("starlette", "uvicorn"):
         try:
             __import__(module)
@@ -75,7 +76,7 @@ class Server:
 
 def start_server(*args: str) -> Server:
     """Return a started ``cubebot serve`` with ``args`` (its first line read as the address)."""
-    _need_web_extra()
+    need_web_extra()
     env = dict(os.environ)
     process = subprocess.Popen([sys.executable, "-m", "cubebot", "serve", "--port", "0", *args],
                                cwd=REPO, env=env, stdout=subprocess.PIPE,
@@ -114,7 +115,7 @@ def demo_server(tmp_path: Path) -> Iterator[Server]:
 @pytest.fixture
 def browser() -> Iterator[Any]:
     """Return a headless Chromium driven by Selenium, logging console and network events."""
-    _need_web_extra()
+    need_web_extra()
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service

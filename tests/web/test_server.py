@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO, Server, start_server, stop_server
+from conftest import REPO, Server, need_web_extra, start_server, stop_server
 
 
 def test_open_host_refuses_actions_without_the_token() -> None:
@@ -138,6 +138,7 @@ def test_a_scan_that_is_not_a_cube_says_what_to_retake(demo_server: Server) -> N
 
 
 def test_serve_with_a_missing_camera_folder_says_so_in_one_line(tmp_path: Path) -> None:
+    need_web_extra()
     done = subprocess.run([sys.executable, "-m", "cubebot", "serve", "--port", "0", "--images",
                            str(tmp_path / "nowhere")], cwd=REPO, capture_output=True, text=True,
                           timeout=60)
