@@ -8,6 +8,10 @@ follows the rig's own completion count (its ``D`` counter, read back after every
 thread then sees the rig's ``ESTOP`` fault. **Resume** clears a latched stop and continues
 from the rig's completion count: a turn abandoned by the emergency stop is sent again.
 
+After a lost connection (state "fault"), connecting again to the same rig on the same boot
+keeps the run: the state becomes "stopped" and resume continues from the rig's count; a rig
+that rebooted (or another rig) drops it, since its cube is no longer known.
+
 Every change of state is handed to ``publish`` (the app pushes it to the page as an event).
 """
 
@@ -57,6 +61,7 @@ class RigDriver:
         self._start_done = 0  # the rig's D counter when the run began
         self.slots_done = 0
         self.rig_facelets: Optional[str] = None
+        self._boot_id = ""  # of the rig the run began on
 
     # -- what the page sees -----------------------------------------------------------------
 
@@ -105,13 +110,28 @@ class RigDriver:
                 rig.close()
                 self._set("disconnected", "")
                 raise
-            self._rig, self.url = rig, url
+            same_boot = self._boot_id == info.boot_id
+            self._rig, self.url, self._boot_id = rig, url, info.boot_id
             self.handshake = {k: getattr(info, k) for k in (
                 "firmware", "boot_id", "faces", "queue_depth", "size", "state", "done",
                 "protocol", "parallel_opposite")}
+            unfinished = bool(self._slots) and self.slots_done < len(self._slots)
+            if same_boot and unfinished:
+                # the same rig, not rebooted since the run began (a pulled cable, a server
+                # on another port): its counter says how far the run got, so it can go on
+                self._count(rig)
+                done = sum(self._moves_per_slot[:self.slots_done])
+                self._set("estopped" if info.state == "ESTOP" else "stopped",
+                          f"reconnected to the same rig: {done} of "
+                          f"{sum(self._moves_per_slot)} moves made; resume continues")
+                return self.handshake
+            if unfinished:
+                log.warning("the rig at %s is another rig or rebooted: the run is dropped", url)
             self._slots, self._moves_per_slot, self.slots_done = [], [], 0
             self._set("estopped" if info.state == "ESTOP" else "idle",
-                      f"connected: firmware {info.firmware}, faces {info.faces}")
+                      f"connected: firmware {info.firmware}, faces {info.faces}"
+                      + ("; it rebooted or is another rig, so the unfinished run is dropped: "
+                         "re-scan the cube" if unfinished else ""))
             return self.handshake
 
     def close(self, wait: float = 5.0) -> None:
