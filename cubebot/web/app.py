@@ -5,7 +5,8 @@ traceback page):
 
 - ``GET /`` the page; ``GET /static/...`` its modules and style (package files);
 - ``GET /api/state`` everything the page shows (scan, net, solution, rig);
-- ``GET /api/events`` server-sent events: ``state`` with the same body after every change;
+- ``GET /api/events`` server-sent events: ``state`` with the same body after every change
+  (only its ``rig`` part while the rig runs);
 - ``POST /api/scan`` scan the faces still missing from the server's camera;
   ``POST /api/scan/face?face=U`` one face from the server's camera, or from the request's body
   (a PNG or JPEG picture: the browser's camera or an uploaded photo);
@@ -92,14 +93,15 @@ class Dashboard:
             # the demo's virtual cube is the one in the simulated rig: after a run the
             # synthetic camera sees it as the rig left it (scan it again, save a profile)
             camera.set_state(snapshot["rig_facelets"])
-        self.push()
+        # a run changes only the rig: its events leave out the scan and its pictures
+        self.push({"rig": snapshot})
 
-    def push(self) -> None:
-        """Send the current state to every open event stream (callable from any thread)."""
+    def push(self, part: Optional[dict[str, Any]] = None) -> None:
+        """Send the state (or ``part`` of it) to every open event stream (from any thread)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        body = json.dumps(self.state())
+        body = json.dumps(self.state() if part is None else part)
         for queue in list(self._listeners):
             loop.call_soon_threadsafe(_offer, queue, body)
 

@@ -220,7 +220,7 @@ def test_live_views_and_a_photo_uploaded_from_the_page(demo_server: Server, brow
     _click(browser, "live-view")
     _wait(browser, lambda d: d.find_element("id", "live-why").text == "face U: grid found",
           "the live view of face U")
-    assert _el(browser, "live-overlay").get_attribute("src").startswith("data:image/png")
+    assert _el(browser, "live-overlay").get_attribute("src").startswith("data:image/jpeg")
     _click(browser, "live-view")  # stop it
     # the browser's own camera (Chromium's test pattern here: no cube, so no grid) is sent to
     # the server frame by frame and the answer shown

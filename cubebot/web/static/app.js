@@ -316,7 +316,14 @@ $("live-view").addEventListener("click", () => {
 });
 
 const events = new EventSource("/api/events");
-events.addEventListener("state", (e) => render(JSON.parse(e.data)));
+events.addEventListener("state", (e) => {
+  const data = JSON.parse(e.data);
+  if (data.scan) { render(data); return; }
+  // the rig alone changed (a run's progress): the rest stays as it is
+  if (!state) return;
+  state.rig = data.rig;
+  renderRig(state.rig);
+});
 events.addEventListener("error", () => notice("connection to the server lost; reconnecting\u2026", true));
 events.addEventListener("open", () => notice(""));
 plotColours();
