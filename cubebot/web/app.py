@@ -44,6 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cubebot.robot import RobotError
+from cubebot.vision import VisionError
 from cubebot.web.rig import RigDriver
 from cubebot.web.session import MAX_IMAGE_BYTES, ImageError, ScanSession, decode_image
 
@@ -157,9 +158,12 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
                 result = await handler(request)
             except HTTPException as err:
                 return _error(err.status_code, str(err.detail))
-            except (ValueError, RobotError, OSError) as err:
+            except (ValueError, RobotError, VisionError, OSError) as err:
+                # bad input (400), or a rig or camera that cannot do it now (409)
                 log.info("%s refused: %s", request.url.path, err)
-                return _error(409 if isinstance(err, RobotError) else 400, str(err))
+                busy = isinstance(err, (RobotError, VisionError)) and not isinstance(
+                    err, ValueError)
+                return _error(409 if busy else 400, str(err))
             if push:
                 dashboard.push()
             return JSONResponse(result if result is not None else dashboard.state())

@@ -145,3 +145,29 @@ def test_serve_with_a_missing_camera_folder_says_so_in_one_line(tmp_path: Path) 
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "nowhere" in lines[0] and "does not exist" in lines[0]
+
+
+def test_images_folder_scan_keeps_good_faces_when_one_photo_is_damaged(tmp_path: Path) -> None:
+    import cv2
+
+    from cubebot.solver import Cube
+    from cubebot.vision import SyntheticCamera
+
+    need_web_extra()
+    camera = SyntheticCamera(Cube.random(3, 8), seed=8)
+    for face in "URFDLB":
+        cv2.imwrite(str(tmp_path / f"{face}.jpg"), camera.read_face(face))
+    (tmp_path / "R.jpg").write_bytes(b"\xff\xd8\xff not really a photo")
+    server = start_server("--images", str(tmp_path))
+    try:
+        status, answer = server.post("/api/scan")
+        assert status == 409 and "R.jpg" in answer["error"], answer
+        status, _, body = server.get("/api/state")
+        scan = json.loads(body)["scan"]
+        assert scan["scanned_faces"] == ["U"] and scan["next_face"] == "R"
+        cv2.imwrite(str(tmp_path / "R.jpg"), camera.read_face("R"))  # the photo taken again
+        status, answer = server.post("/api/scan")
+        assert status == 200, answer
+        assert answer["scan"]["facelets"] == Cube.random(3, 8).facelets
+    finally:
+        stop_server(server)
