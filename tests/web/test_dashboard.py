@@ -138,6 +138,8 @@ def test_demo_scans_solves_and_runs_to_solved(demo_server: Server, browser: Any,
     _wait(browser, lambda d: [s.value_of_css_property("background-color") for s in
                               _all(d, '[data-test="cube3d"] .side div')] != colours,
           "the 3D cube to show the first move")
+    turned = _all(browser, '[data-test="cube3d"] .side.turned')
+    assert [side.get_attribute("data-face") for side in turned] == [moves[0][0]]
     _el(browser, "scrub").send_keys("\ue010")  # End: the last state, the solved cube
     _wait(browser, lambda d: len({s.value_of_css_property("background-color") for s in
                                   _all(d, '[data-test="cube3d"] .side:first-child div')}) == 1,

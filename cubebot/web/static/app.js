@@ -199,7 +199,13 @@ function makePlayer(size) {
   return new Player(new Cube3D($("cube3d"), size), {
     play: $("play"), step: $("step"), back: $("back"), scrub: $("scrub"), label: $("step-label"),
   }, (index) => {
-    for (const li of $("moves").children) li.classList.toggle("current", Number(li.dataset.index) === index - 1);
+    let turned = null;
+    for (const li of $("moves").children) {
+      const current = Number(li.dataset.index) === index - 1;
+      li.classList.toggle("current", current);
+      if (current) turned = li.textContent[0];
+    }
+    player.cube3d.markTurned(turned);
   });
 }
 

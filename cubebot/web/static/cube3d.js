@@ -45,6 +45,11 @@ export class Cube3D {
     }
   }
 
+  /** Mark the face that the last move turned (a letter of URFDLB), or none. */
+  markTurned(face) {
+    for (const side of this.cube.children) side.classList.toggle("turned", side.dataset.face === face);
+  }
+
   turnView() {
     this.cube.style.transform = `rotateX(${this.view.x}deg) rotateY(${this.view.y}deg)`;
   }
