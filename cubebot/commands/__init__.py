@@ -38,6 +38,7 @@ COMMANDS: dict[str, Command] = {
     "demo": Command("pipeline",
                     "the whole pipeline on a virtual cube, synthetic camera and simulated rig"),
     "run": Command("pipeline", "scan, solve and turn a real cube on a rig"),
+    "serve": Command("web", "a web dashboard: scan, solve, 3D view, run and stop the rig"),
 }
 
 #: Every ``cubebot calibrate`` target (aliases included) and its module.

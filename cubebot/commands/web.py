@@ -1,0 +1,147 @@
+"""``cubebot serve``: the web dashboard (scan, net, solve, 3D cube, rig with stop buttons)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import secrets
+import signal
+import socket
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from types import FrameType
+from typing import Any, Optional
+
+from cubebot.commands import summary
+from cubebot.robot import RobotError
+from cubebot.vision import VisionError
+
+__all__ = ["register", "USER_ERRORS", "MissingExtraError"]
+
+
+class MissingExtraError(ImportError):
+    """The ``[web]`` extra is not installed."""
+
+
+#: Printed by the CLI as one line (a missing camera or rig at start-up, a missing extra).
+USER_ERRORS = (MissingExtraError, VisionError, RobotError)
+
+
+def _import_web() -> Any:
+    """Return the ``cubebot.web`` package; raises :class:`MissingExtraError` without the extra."""
+    try:
+        import uvicorn  # noqa: F401
+        import starlette  # noqa: F401
+    except ImportError as err:
+        raise MissingExtraError(f"cubebot serve needs the web extra ({err.name} is missing): "
+                                "pip install 'cubebot[web]'") from err
+    import cubebot.web
+    return cubebot.web
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def _page_host(host: str) -> str:
+    """Return the host name to print in the page's address (this machine's, for 0.0.0.0)."""
+    if host in ("0.0.0.0", "::"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+                return probe.getsockname()[0]
+        except OSError:
+            return socket.gethostname()
+    return f"[{host}]" if ":" in host else host
+
+
+def _stop(signum: int, frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve(args: argparse.Namespace) -> int:
+    web = _import_web()
+    import uvicorn
+
+    from cubebot.robot import SimulatedRig
+    from cubebot.solver import Cube
+    from cubebot.vision import DeviceCamera, FolderCamera, SyntheticCamera
+
+    token = None if _is_loopback(args.host) else secrets.token_urlsafe(16)
+    with ExitStack() as stack:
+        camera: Any = None
+        rig_port = args.rig_port or ""
+        notes: list[str] = []  # printed after the address, which must come first
+        if args.demo:
+            truth = Cube.random(args.size, args.seed)
+            camera = SyntheticCamera(truth, seed=args.seed)
+            # the simulated rig behind a real pseudo-terminal, as `cubebot demo` uses it (its
+            # rigsim:// URL reaches the same rig in-process)
+            sim = stack.enter_context(SimulatedRig(args.size, truth.facelets, "six-motor",
+                                                   seed=args.seed, time_scale=args.time_scale))
+            rig_port = rig_port or sim.port
+            notes.append(f"simulated rig on {sim.port} (also {sim.url})")
+        if args.images:
+            camera = FolderCamera(args.images)
+        elif args.camera:
+            camera = DeviceCamera(int(args.camera) if args.camera.isdigit() else args.camera)
+        if camera is not None:
+            stack.callback(camera.close)
+        session = web.ScanSession(size=args.size, camera=camera,
+                                  profile=False if args.demo else None)
+        dashboard = web.Dashboard(session, rig_port=rig_port, token=token,
+                                  profile_path=Path(args.profile) if args.profile else None,
+                                  demo=args.demo)
+        app = web.create_app(dashboard)
+        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+        sock.listen(128)  # connections made as soon as the address is printed wait, not fail
+        port = sock.getsockname()[1]
+        query = f"?token={token}" if token else ""
+        print(f"http://{_page_host(args.host)}:{port}/{query}", flush=True)
+        for note in notes:
+            print(note, file=sys.stderr, flush=True)
+        if token:
+            print(f"listening on {args.host}: every action needs the token {token} (it is in "
+                  "the address above; do not share it)", file=sys.stderr, flush=True)
+        config = uvicorn.Config(app, log_level="warning", access_log=False,
+                                timeout_graceful_shutdown=1)
+        server = uvicorn.Server(config)
+        signal.signal(signal.SIGTERM, _stop)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            dashboard.rig.close()
+    return 0
+
+
+def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+    """Add ``serve`` to the command line."""
+    p = commands.add_parser(
+        "serve", help=summary("serve"),
+        description="Serve the dashboard: scan with the server's or the phone's camera, edit "
+                    "the net, solve, watch the 3D cube, run the rig with stop and emergency "
+                    "stop. Needs the web extra: pip install 'cubebot[web]'.")
+    p.add_argument("--demo", action="store_true",
+                   help="synthetic camera and simulated rig (no hardware needed)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 prints a token "
+                        "every action needs)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (0 picks a free one)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--camera", metavar="SRC", help="server camera index (0) or stream URL")
+    source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
+    p.add_argument("--rig-port", metavar="URL",
+                   help="the rig's port URL to offer on the page (/dev/ttyACM0, rigsim://...)")
+    p.add_argument("--size", type=int, choices=(2, 3), default=3, help="cube size (default 3)")
+    p.add_argument("--profile", help="where 'save colour profile' writes (default: the "
+                                     "user's profile)")
+    p.add_argument("--seed", type=int, default=0, help="--demo: the virtual cube's scramble")
+    p.add_argument("--time-scale", type=float, default=1.0,
+                   help="--demo: multiply the simulated rig's motor times (default 1)")
+    p.set_defaults(func=_serve)

@@ -1,0 +1,79 @@
+"""The dashboard's rig driver on a simulated rig behind a real pseudo-terminal (no browser)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from cubebot.robot import SimulatedRig
+from cubebot.solver import SOLVED_3, Cube, invert, parse_moves
+
+
+def _driver() -> tuple[Any, list[dict[str, Any]], threading.Event]:
+    """Return a rig driver, the snapshots it publishes, and an event set on each."""
+    pytest.importorskip("starlette", reason="the web extra is not installed: "
+                                            "pip install 'cubebot[web]'")
+    from cubebot.web import RigDriver
+
+    seen: list[dict[str, Any]] = []
+    changed = threading.Event()
+
+    def publish(snapshot: dict[str, Any]) -> None:
+        seen.append(snapshot)
+        changed.set()
+    return RigDriver(publish), seen, changed
+
+
+def _wait_for(driver: Any, *states: str, timeout: float = 30) -> None:
+    """Return once the driver is in one of ``states`` (fail after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while driver.state not in states:
+        assert time.monotonic() < deadline, f"rig stayed {driver.state}: {driver.message}"
+        time.sleep(0.02)
+
+
+def test_a_run_cut_by_a_pulled_cable_resumes_after_reconnecting() -> None:
+    driver, seen, _ = _driver()
+    scramble = "R U F' D2 L B R' U2 F D' L2 B'"
+    start = Cube(SOLVED_3).apply(scramble)
+    moves = [str(m) for m in invert(parse_moves(scramble))]
+    with SimulatedRig(3, start.facelets, seed=1, time_scale=1.0) as sim:
+        driver.connect(sim.port)
+        driver.run(moves)
+        _wait_for(driver, "moving")
+        while driver.slots_done < 3:
+            time.sleep(0.01)
+        sim.unplug()
+        _wait_for(driver, "fault")
+        assert "stopped after" not in driver.message
+        sim.plug()
+        driver.connect(sim.port)
+        assert driver.state == "stopped", driver.message
+        assert "resume continues" in driver.message
+        made = driver.slots_done
+        assert 3 <= made < len(moves)
+        driver.resume()
+        _wait_for(driver, "solved")
+        assert sim.facelets == SOLVED_3  # every move made exactly once
+        assert seen[-1]["percent"] == 100
+    driver.close()
+
+
+def test_a_rebooted_rig_drops_the_unfinished_run() -> None:
+    driver, _, _ = _driver()
+    with SimulatedRig(3, seed=2, time_scale=1.0) as sim:
+        driver.connect(sim.port)
+        driver.run(["R", "U", "F", "L", "B", "D", "R", "U", "F", "L"])
+        _wait_for(driver, "moving")
+        driver.stop()
+        _wait_for(driver, "stopped")
+        sim.reset()  # a power glitch: new boot id, its cube's position unknown
+        driver.connect(sim.port)
+        assert driver.state == "idle"
+        assert "re-scan" in driver.message
+        with pytest.raises(ValueError, match="nothing to resume"):
+            driver.resume()
+    driver.close()
