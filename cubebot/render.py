@@ -7,14 +7,10 @@ from pathlib import Path
 import numpy as np
 
 from cubebot.solver import net
-from cubebot.vision.overlay import LABEL_BGR
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["FACE_BGR", "ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
+__all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
 
-#: Display colours of the faces in the Western scheme (white up, green front), as BGR: the
-#: same swatches the scan overlays use, so every picture of a cube agrees.
-FACE_BGR = LABEL_BGR
 _ANSI = {"U": "47;30", "R": "41;97", "F": "42;30", "D": "103;30", "L": "48;5;208;30", "B": "44;97"}
 
 # where each face sits in the 4x3 cross of the unfolded net, in face units
@@ -36,8 +32,14 @@ def ansi_net(facelets: str) -> str:
 
 
 def net_image(facelets: str, sticker_px: int = 40) -> np.ndarray:
-    """Return the net as a BGR image (white background, dark grid lines)."""
+    """Return the net as a BGR image (white background, dark grid lines).
+
+    The stickers have the colours the scan overlays use, so every picture of a cube agrees
+    (imported here, with OpenCV, so that printing a net needs neither).
+    """
     import cv2
+
+    from cubebot.vision.overlay import LABEL_BGR
 
     n = 2 if len(facelets) == 24 else 3
     face_px = n * sticker_px
@@ -52,7 +54,7 @@ def net_image(facelets: str, sticker_px: int = 40) -> np.ndarray:
         for i in range(n * n):
             r, c = divmod(i, n)
             y, x = top + r * sticker_px, left + c * sticker_px
-            colour = FACE_BGR[facelets[f * n * n + i]]
+            colour = LABEL_BGR[facelets[f * n * n + i]]
             cv2.rectangle(image, (x, y), (x + sticker_px - 1, y + sticker_px - 1), colour, -1)
             cv2.rectangle(image, (x, y), (x + sticker_px - 1, y + sticker_px - 1), (30, 30, 30), 2)
     return image

@@ -6,6 +6,12 @@ Part 1 streams random moves to the simulated rig behind a pseudo-terminal (motor
 the protocol is what is measured) on a clean line and with 1 % of bytes dropped and 1 %
 corrupted in both directions, and checks the rig's cube after each run.
 
+Part 1b runs the rig at its **real motor timing** with every fault on (1 % drop, 1 %
+corruption, 0.5 % duplication, both directions), over ``--seeds`` seeds: moves per second
+against the rig's planned time, retransmitted frames, waits for a full queue, and moves lost
+or repeated (compared frame by frame with the plan; must be 0). Then ``--handshakes``
+handshakes on the same noisy line, counting successes.
+
 Part 2 solves random cubes three ways and plans each solution on the six-motor rig: the 3x3
 solver's cost-aware choice (``cost=rig_time``), its plain shortest solution within the same
 budget, and the ``kociemba`` package (from the ``bench`` extra). Target: cost-aware solutions
@@ -43,6 +49,61 @@ def stream_rows(count: int) -> list[tuple[str, str, str, str, str]]:
         rows.append((label, f"{report.sent / report.seconds:,.0f}", f"{report.frames}",
                      f"{100 * rate:.1f} %", "yes" if exact and once else "NO"))
     return rows
+
+
+NOISY = Faults(drop=0.01, corrupt=0.01, duplicate=0.005)
+
+
+def real_timing_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
+    """Return one row per seed at real motor timing with every fault on, and a total row."""
+    rows: list[tuple[str, ...]] = []
+    totals = {"moves": 0, "seconds": 0.0, "planned": 0.0, "retransmits": 0, "waits": 0,
+              "lost": 0, "repeated": 0}
+    for seed in range(seeds):
+        rng = random.Random(100 + seed)
+        moves = [rng.choice(FACE_MOVES) for _ in range(count)]
+        start = Cube.random(3, seed=seed)
+        with SimulatedRig(facelets=start.facelets, faults=NOISY, seed=seed) as sim:
+            with Rig(sim.port) as rig:
+                report = rig.stream(moves)
+            made = [m for slot in sim.executed for m in slot.moves]
+            seqs = [slot.seq for slot in sim.executed]
+        repeated = len(seqs) - len(set(seqs))
+        lost = sum(1 for a, b in zip(made, moves) if a != b) + max(0, len(moves) - len(made))
+        if sim.facelets != start.apply(moves).facelets:
+            lost = max(lost, 1)
+        for key, value in (("moves", report.sent), ("seconds", report.seconds),
+                           ("planned", report.planned_seconds),
+                           ("retransmits", report.retransmits), ("waits", report.queue_waits),
+                           ("lost", lost), ("repeated", repeated)):
+            totals[key] += value
+        rows.append((f"seed {seed}", f"{report.sent / report.seconds:.2f}",
+                     f"{100 * report.planned_seconds / report.seconds:.0f} %",
+                     str(report.retransmits), str(report.queue_waits), str(lost), str(repeated)))
+        print(f"\r  seed {seed + 1}/{seeds}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    rows.append(("all", f"{totals['moves'] / totals['seconds']:.2f}",
+                 f"{100 * totals['planned'] / totals['seconds']:.0f} %",
+                 str(totals["retransmits"]), str(totals["waits"]), str(totals["lost"]),
+                 str(totals["repeated"])))
+    return rows
+
+
+def handshake_row(count: int) -> tuple[str, ...]:
+    """Return successes, mean and slowest time of ``count`` handshakes on the noisy line."""
+    from cubebot.robot import RobotError
+
+    times, ok = [], 0
+    for seed in range(count):
+        with SimulatedRig(faults=NOISY, seed=1000 + seed) as sim:
+            started = time.perf_counter()
+            try:
+                with Rig(sim.port):
+                    ok += 1
+            except RobotError as err:
+                print(f"  handshake {seed} failed: {err}", file=sys.stderr)
+            times.append(time.perf_counter() - started)
+    return (f"{ok}/{count}", f"{statistics.mean(times):.2f} s", f"{max(times):.2f} s")
 
 
 def solver_rows(cubes: int, budget: float) -> list[tuple[str, str, str, str]]:
@@ -94,6 +155,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=1000, help="moves per streaming run")
     parser.add_argument("--cubes", type=int, default=100, help="random cubes to solve")
     parser.add_argument("--budget", type=float, default=1.0, help="solver seconds per cube")
+    parser.add_argument("--seeds", type=int, default=20, help="seeds at real motor timing")
+    parser.add_argument("--real-moves", type=int, default=60, help="moves per real-timing run")
+    parser.add_argument("--handshakes", type=int, default=200, help="handshakes, all faults on")
     parser.add_argument("--skip-solver", action="store_true", help="only the streaming part")
     args = parser.parse_args()
 
@@ -101,6 +165,15 @@ def main() -> None:
     print(f"Streaming {args.moves} random moves through a pty (simulated rig, instant motors)")
     print(table(("line", "moves/s", "frames", "retransmits/frame", "exact, once"),
                 stream_rows(args.moves)))
+    print()
+    print(f"Real motor timing, six-motor rig, {args.real_moves} random moves per seed, "
+          "1 % drop + 1 % corrupt + 0.5 % duplicate both ways")
+    print(table(("run", "moves/s", "planned/actual time", "retransmits", "queue waits",
+                 "lost moves", "repeated moves"),
+                real_timing_rows(args.seeds, args.real_moves)))
+    print()
+    print(f"Handshakes on the same noisy line ({args.handshakes} fresh rigs)")
+    print(table(("successes", "mean", "slowest"), [handshake_row(args.handshakes)]))
     if not args.skip_solver:
         print()
         print(f"Planned six-motor rig time of solutions, {args.cubes} random cubes, "
