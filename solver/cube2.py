@@ -87,7 +87,7 @@ def coordinate(cubies: CubieCube) -> int:
         raise ValueError("the 2x2 must have its DBL corner in place; build it through Cube()")
     perm = np.array([[_FREE_INDEX[cubies.cp[int(p)]] for p in _FREE]])
     twist = sum(cubies.co[int(p)] * 3 ** (5 - i) for i, p in enumerate(_FREE[:6]))
-    return int(_rank(perm)[0]) * N_TWIST + twist
+    return int(_rank(perm)[0]) * N_TWIST + int(twist)
 
 
 def _build(metric: str) -> np.ndarray:

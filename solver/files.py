@@ -43,4 +43,7 @@ def write_atomic(path: PathLike, write: Callable[[BinaryIO], None]) -> Path:
 def write_text_atomic(path: PathLike, text: str) -> Path:
     """Write ``text`` as UTF-8 to ``path`` atomically; returns the path (see :func:`write_atomic`)."""
     data = text.encode("utf-8")
-    return write_atomic(path, lambda handle: handle.write(data))
+
+    def write(handle: BinaryIO) -> None:
+        handle.write(data)
+    return write_atomic(path, write)

@@ -126,7 +126,8 @@ def _sticker_positions(size: int) -> np.ndarray:
 def _quarter_turn(vectors: np.ndarray, axis: np.ndarray) -> np.ndarray:
     """Return ``vectors`` turned clockwise by 90 degrees seen from the tip of ``axis``."""
     along = (vectors @ axis)[:, None] * axis
-    return along - np.cross(axis, vectors)
+    rotated: np.ndarray = along - np.cross(axis, vectors)
+    return rotated
 
 
 @lru_cache(maxsize=None)

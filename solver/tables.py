@@ -52,7 +52,7 @@ def table_path(name: str, version: int) -> Path:
 
 
 def _checksum(array: np.ndarray) -> int:
-    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
+    return zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1).tobytes())
 
 
 def _save(path: Path, array: np.ndarray) -> None:
@@ -70,7 +70,7 @@ def _load(path: Path, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | N
         return None
     try:
         meta = json.loads(meta_path.read_text())
-        array = np.load(path, allow_pickle=False)
+        array: np.ndarray = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError) as err:
         log.warning("table %s is damaged (%s); rebuilding it", path, err)
         return None

@@ -99,7 +99,8 @@ def rank(perms: np.ndarray) -> np.ndarray:
     smaller_after = np.zeros(perms.shape, dtype=np.int64)
     for i in range(n - 1):
         smaller_after[:, i] = (perms[:, i + 1:] < perms[:, i:i + 1]).sum(axis=1)
-    return smaller_after @ _factorials(n)
+    ranks: np.ndarray = smaller_after @ _factorials(n)
+    return ranks
 
 
 @lru_cache(maxsize=1)
@@ -123,7 +124,8 @@ def slice_sorted(ep: np.ndarray) -> np.ndarray:
     in_slice = ep >= 8
     combination = _slice_masks()[0][in_slice.astype(np.int64) @ _BITS]
     order = ep[in_slice].reshape(-1, 4).astype(np.int64) - 8
-    return combination * N_SLICEPERM + rank(order)
+    keys: np.ndarray = combination * N_SLICEPERM + rank(order)
+    return keys
 
 
 def cperm(cp: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
@@ -40,12 +41,14 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: multiply, keep the
 
 def phase1_key(twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
     """Return one integer (int64) per phase-1 position."""
-    return (twist.astype(np.int64) * N_FLIP + flip) * N_SLICE + slc
+    keys: np.ndarray = (twist.astype(np.int64) * N_FLIP + flip) * N_SLICE + slc
+    return keys
 
 
 def phase2_key(cperm: np.ndarray, udperm: np.ndarray, sliceperm: np.ndarray) -> np.ndarray:
     """Return one integer (int64) per G1 position."""
-    return (cperm.astype(np.int64) * N_UDPERM + udperm) * N_SLICEPERM + sliceperm
+    keys: np.ndarray = (cperm.astype(np.int64) * N_UDPERM + udperm) * N_SLICEPERM + sliceperm
+    return keys
 
 
 def _slot(keys: np.ndarray, bits: int) -> np.ndarray:
@@ -64,10 +67,12 @@ class Endgame:
 
     def bound(self, keys: np.ndarray) -> np.ndarray:
         """Return a lower bound on each key's distance (at most ``depth + 1``)."""
-        return self.slots[_slot(keys, self.bits)]
+        bounds: np.ndarray = self.slots[_slot(keys, self.bits)]
+        return bounds
 
 
-def _layers(neighbours, depth: int, label: str) -> list[np.ndarray]:
+def _layers(neighbours: Callable[[np.ndarray], np.ndarray], depth: int,
+            label: str) -> list[np.ndarray]:
     """Return the sorted keys at each distance 0..depth from key 0 (moves are invertible)."""
     layers = [np.array([0], dtype=np.int64)]
     with Progress(label, depth) as progress:
@@ -90,7 +95,8 @@ class Within:
     def may_contain(self, keys: np.ndarray) -> np.ndarray:
         """Return False only for keys surely not in the set."""
         slot = _slot(keys, self.bits)
-        return (self.bits_array[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+        found: np.ndarray = (self.bits_array[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+        return found
 
 
 def _phase1_within7() -> np.ndarray:

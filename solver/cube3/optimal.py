@@ -69,7 +69,8 @@ class OptimalSearch:
         bound = p.twist_slice[twist * N_SLICE + slc]
         np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
         np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        return np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
+        both: np.ndarray = np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
+        return both
 
     def _fits(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray,
               left: int) -> np.ndarray:
@@ -84,9 +85,10 @@ class OptimalSearch:
             return np.ones(len(twist), dtype=bool)  # no pair table can say more
         p = self._prune
         slc = sorted_slice // N_SLICEPERM
-        return ((p.twist_slice[twist * N_SLICE + slc] < left)
-                & (p.flip_slice[flip * N_SLICE + slc] < left)
-                & (p.twist_flip[twist * N_FLIP + flip] < left))
+        within: np.ndarray = ((p.twist_slice[twist * N_SLICE + slc] < left)
+                              & (p.flip_slice[flip * N_SLICE + slc] < left)
+                              & (p.twist_flip[twist * N_FLIP + flip] < left))
+        return within
 
     def lower_bound(self) -> int:
         """Return the root's lower bound on the solution length."""

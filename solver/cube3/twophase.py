@@ -164,7 +164,8 @@ class TwoPhaseSearch:
         bound = p.twist_slice[twist * N_SLICE + slc]
         np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
         np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        return np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
+        both: np.ndarray = np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
+        return both
 
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -227,7 +228,8 @@ class TwoPhaseSearch:
         p = self._prune
         bound = np.maximum(p.cperm_sliceperm[cp * N_SLICEPERM + sp],
                            p.udperm_sliceperm[ud * N_SLICEPERM + sp])
-        return np.maximum(bound, self._end2.bound(phase2_key(cp, ud, sp)))
+        both: np.ndarray = np.maximum(bound, self._end2.bound(phase2_key(cp, ud, sp)))
+        return both
 
     def _g1_coordinates(self, view: np.ndarray, path: np.ndarray) -> tuple[np.ndarray, ...]:
         """Return (cperm, udperm, sliceperm) where each phase-1 path ends."""

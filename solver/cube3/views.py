@@ -108,11 +108,11 @@ def _piece_tables() -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, in
                 seen[(k + twist) % 3] = solved[home[k]]
             corners["".join(seen)] = (piece, twist)
     edges: dict[str, tuple[int, int]] = {}
-    for piece, home in enumerate(edge_facelets()):
+    for piece, edge_home in enumerate(edge_facelets()):
         for flip in range(2):
             seen = [""] * 2
             for k in range(2):
-                seen[(k + flip) % 2] = solved[home[k]]
+                seen[(k + flip) % 2] = solved[edge_home[k]]
             edges["".join(seen)] = (piece, flip)
     return corners, edges
 
@@ -129,8 +129,8 @@ def _read_checked_cubies(faces: str) -> CubieCube:
         piece, twist = corners[faces[stickers[0]] + faces[stickers[1]] + faces[stickers[2]]]
         cp.append(piece)
         co.append(twist)
-    for stickers in edge_facelets():
-        piece, flip = edges[faces[stickers[0]] + faces[stickers[1]]]
+    for edge_stickers in edge_facelets():
+        piece, flip = edges[faces[edge_stickers[0]] + faces[edge_stickers[1]]]
         ep.append(piece)
         eo.append(flip)
     return CubieCube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
