@@ -195,9 +195,10 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
                             phase2_cap=PHASE2_CAP if keep_going else DEFAULT_PHASE2_CAP)
     best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
                           candidates)
-    if best is None and not keep_going and search.bound < loose and not (
-            deadline is not None and time.perf_counter() > deadline):
-        # nothing that short in the soft budget: take any length, and improve on the first
+    if best is None and not keep_going and (search.bound < loose or not search.exhausted) \
+            and not (deadline is not None and time.perf_counter() > deadline):
+        # nothing that short in the soft budget (or the budget ran out before the search at
+        # the loose bound was done): take any length up to it, and improve on the first
         # solution for one more soft budget
         search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces, bound=loose,
                                 deadline=deadline, phase2_cap=PHASE2_CAP)

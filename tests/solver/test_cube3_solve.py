@@ -220,3 +220,15 @@ def test_superflip_takes_twenty_moves_and_none_of_fourteen_or_fewer() -> None:
     from cubebot.solver.cube3.optimal import OptimalSearch
 
     assert OptimalSearch(cube.cubies).search(14) is None
+
+
+def test_max_length_holds_when_the_soft_budget_is_spent_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loaded machine spends the default mode's processor budget before any solution is
+    # found: the answer must still come (from the search at the loose bound), not an error
+    from cubebot.solver.cube3 import strategy
+
+    monkeypatch.setattr(strategy, "DEFAULT_SOFT_BUDGET", 0.0)
+    cube = Cube.random(3, 50)
+    solution = solve(cube, max_length=21)
+    assert len(solution) <= 21 and cube.apply(solution.moves).is_solved
