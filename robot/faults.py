@@ -7,12 +7,18 @@ by ``delay`` milliseconds) when their time has come.
 
 from __future__ import annotations
 
+import os
 import random
+import select
+import threading
+import time
+import tty
 from collections import deque
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Faults", "FaultyWire", "DIRECTIONS"]
+__all__ = [
+    "Faults", "FaultyWire", "FaultyLine", "DIRECTIONS"]
 
 #: Which way line faults act: both ways, host to rig only, or rig to host only.
 DIRECTIONS = ("both", "to-rig", "to-host")
@@ -113,3 +119,62 @@ class FaultyWire:
     def clear(self) -> None:
         """Forget the bytes still on the wire (the cable was pulled)."""
         self._due.clear()
+
+
+class FaultyLine:
+    """A faulty cable between a rig's pty and a new pty for the host, in a thread.
+
+    Bytes each way pass through a :class:`FaultyWire` (``faults.on("to-rig")`` and
+    ``on("to-host")``), so a rig that runs elsewhere (the AVR firmware in simavr) meets the
+    same line faults as the simulated rig. :attr:`port` is the host's end.
+
+    Raises (from the constructor):
+        OSError: the rig's pty cannot be opened.
+    """
+
+    def __init__(self, rig_port: str, faults: Faults, seed: Optional[int] = None) -> None:
+        rng = random.Random(seed)
+        self._to_rig = FaultyWire(faults.on("to-rig"), random.Random(rng.random()))
+        self._to_host = FaultyWire(faults.on("to-host"), random.Random(rng.random()))
+        self._rig = os.open(rig_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(self._rig)
+        self._master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(self._master, False)
+        self.port = os.ttyname(slave)
+        self._slave = slave
+        self._running = True
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._serve, name="faulty-line", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while self._running:
+            try:
+                readable, _, _ = select.select([self._rig, self._master], [], [], 0.002)
+            except (OSError, ValueError):
+                return
+            now = time.monotonic() - self._t0
+            for fd, wire in ((self._master, self._to_rig), (self._rig, self._to_host)):
+                if fd in readable:
+                    try:
+                        wire.send(os.read(fd, 4096), now)
+                    except OSError:
+                        pass  # nobody on that end yet: bytes are lost, as on a cable
+            for fd, wire in ((self._rig, self._to_rig), (self._master, self._to_host)):
+                data = wire.receive(now)
+                if data:
+                    try:
+                        os.write(fd, data)
+                    except OSError:
+                        pass
+
+    def close(self) -> None:
+        """Stop the thread and close both ends."""
+        self._running = False
+        self._thread.join(timeout=2)
+        for fd in (self._rig, self._master, self._slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass

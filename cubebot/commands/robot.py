@@ -41,17 +41,37 @@ def _rig_sim(args: argparse.Namespace) -> int:
     faults = Faults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
                     delay=args.delay)
     # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
-    with interrupts_raise(), SimulatedRig(size=args.size, facelets=args.facelets, model=args.rig,
-                                          faults=faults, seed=args.seed,
-                                          time_scale=args.time_scale) as sim:
-        print(sim.port, flush=True)
-        print(f"simulated {sim.model.name} rig holding a {args.size}x{args.size} cube; "
-              f"boot id {sim.boot_id}. Ctrl-C stops it.", file=sys.stderr, flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            print("simulated rig stopped", file=sys.stderr)
+    with interrupts_raise():
+        if args.avr:
+            return _serve_avr(args, faults)
+        with SimulatedRig(size=args.size, facelets=args.facelets, model=args.rig, faults=faults,
+                          seed=args.seed, time_scale=args.time_scale) as sim:
+            print(sim.port, flush=True)
+            print(f"simulated {sim.model.name} rig holding a {args.size}x{args.size} cube; "
+                  f"boot id {sim.boot_id}. Ctrl-C stops it.", file=sys.stderr, flush=True)
+            _wait_for_ctrl_c("simulated rig stopped")
     return 0
+
+
+def _serve_avr(args: argparse.Namespace, faults: Faults) -> int:
+    from cubebot.robot.avr import AvrRig
+
+    if args.facelets or args.time_scale != 1.0 or args.rig != "six-motor":
+        raise ValueError("--avr runs the real firmware: it has no --facelets, --time-scale or "
+                         "--rig (its geometry is in robot/firmware/avr/rig.h)")
+    with AvrRig(cube_size=args.size, faults=faults, seed=args.seed) as avr:
+        print(avr.port, flush=True)
+        print(f"the AVR firmware (ATmega2560) in simavr at real time; STEP pulses traced to "
+              f"{avr.trace_path}. Ctrl-C stops it.", file=sys.stderr, flush=True)
+        _wait_for_ctrl_c("AVR rig stopped")
+    return 0
+
+
+def _wait_for_ctrl_c(goodbye: str) -> None:
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print(goodbye, file=sys.stderr)
 
 
 def _resume_command(moves: str, port: str) -> str:
@@ -165,6 +185,9 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--seed", type=int, help="random seed for faults and boot ids")
     p.add_argument("--time-scale", type=float, default=1.0,
                    help="multiply motor times by this (0 turns instantly; default real speed)")
+    p.add_argument("--avr", action="store_true",
+                   help="run the real C firmware for the ATmega2560 in simavr instead "
+                        "(needs gcc-avr, avr-libc, libsimavr-dev)")
     p.set_defaults(func=_rig_sim)
 
     p = commands.add_parser("stream", help=summary("stream"),

@@ -1,0 +1,155 @@
+"""The same host tests against both rigs, at real motor timing through a real pty: the Python
+simulated rig, and the C firmware for the ATmega2560 running in simavr (its STEP pulses are the
+ground truth of what the motors did). The AVR runs skip, saying why, without the toolchain."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import pytest
+
+from cubebot.robot import (
+    EmergencyStopError,
+    Faults,
+    Rig,
+    RigResetError,
+    SimulatedRig,
+)
+from cubebot.robot.avr import AvrRig, toolchain_missing
+from cubebot.solver import Move
+from tests.robot.test_rig_host import random_moves
+
+NOISY = Faults(drop=0.01, corrupt=0.01, duplicate=0.005)
+
+
+@dataclass
+class RigUnderTest:
+    """A running rig, whichever kind: its port, the slots its motors made, a reset."""
+
+    kind: str
+    port: str
+    made: Callable[[], list[tuple[Move, ...]]]
+    reset: Callable[[], str]
+
+
+def slots_of(rig: Rig, moves: list[Move]) -> list[list[str]]:
+    return [sorted(str(m) for m in slot.moves) for slot in rig.plan(moves)]
+
+
+def made_slots(under: RigUnderTest) -> list[list[str]]:
+    return [sorted(str(m) for m in slot) for slot in under.made()]
+
+
+@pytest.fixture(params=["python", "avr"])
+def make_rig(request: pytest.FixtureRequest) -> Iterator[Callable[..., RigUnderTest]]:
+    opened: list[object] = []
+
+    def make(faults: Faults = Faults(), seed: int = 1) -> RigUnderTest:
+        if request.param == "python":
+            sim = SimulatedRig(3, faults=faults, seed=seed).start()
+            opened.append(sim)
+
+            def reset_python() -> str:
+                sim.reset()
+                return sim.port
+            return RigUnderTest("python", sim.port,
+                                lambda: [slot.moves for slot in sim.executed], reset_python)
+        missing = toolchain_missing()
+        if missing:
+            pytest.skip(f"the AVR firmware cannot run here: {missing}")
+        avr = AvrRig(faults=faults, seed=seed).start()
+        opened.append(avr)
+        return RigUnderTest("avr", avr.port, lambda: list(avr.turns().slots), avr.reset)
+
+    yield make
+    for rig in opened:
+        rig.close()  # type: ignore[attr-defined]
+
+
+def test_handshake_speaks_protocol_two(make_rig: Callable[..., RigUnderTest]) -> None:
+    under = make_rig()
+    with Rig(under.port) as rig:
+        assert rig.info is not None and rig.info.protocol == 2
+        assert rig.info.firmware.startswith("SIM-" if under.kind == "python" else "AVR-")
+        assert rig.info.faces == "URFDLB" and rig.info.queue_depth == 8
+
+
+def test_noisy_line_at_real_speed_makes_every_move_exactly_once(
+        make_rig: Callable[..., RigUnderTest]) -> None:
+    moves = random_moves(30, seed=41)
+    under = make_rig(NOISY, seed=41)
+    with Rig(under.port) as rig:
+        report = rig.stream(moves)
+        assert report.sent == 30
+        assert made_slots(under) == slots_of(rig, moves)
+
+
+def test_stop_finishes_the_turn_and_resume_completes_the_job(
+        make_rig: Callable[..., RigUnderTest]) -> None:
+    moves = random_moves(24, seed=42)
+    under = make_rig()
+    with Rig(under.port) as rig:
+        def interrupt(done: int, total: int) -> None:
+            if done >= 4:
+                raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt):
+            rig.stream(moves, progress=interrupt)
+        status = rig.stop()
+        made = sum(len(slot) for slot in under.made())
+        assert status.state == "STOPPED" and status.done == made and 0 < made < 24
+        assert status.total == 24 and not status.out_of_line
+        rig.resume_job(moves)
+        assert made_slots(under) == slots_of(rig, moves)
+
+
+def test_emergency_stop_halts_at_once_and_moves_wait_for_clear(
+        make_rig: Callable[..., RigUnderTest]) -> None:
+    moves = random_moves(24, seed=43)
+    under = make_rig()
+    with Rig(under.port) as rig:
+        def estop(done: int, total: int) -> None:
+            if done >= 6:
+                rig.estop()
+        with pytest.raises(EmergencyStopError):
+            rig.stream(moves, progress=estop)
+        made = made_slots(under)
+        assert made == slots_of(rig, moves)[:len(made)]  # a prefix; a cut turn is not counted
+        with pytest.raises(EmergencyStopError, match="clear"):
+            rig.stream("R")
+        assert made_slots(under) == made  # nothing moved
+        rig.clear()
+        rig.stream("R")
+        assert len(made_slots(under)) == len(made) + 1
+
+
+def test_reset_mid_stream_asks_for_a_rescan(make_rig: Callable[..., RigUnderTest]) -> None:
+    moves = random_moves(24, seed=44)
+    under = make_rig()
+    new_port: list[str] = []
+    with Rig(under.port, reconnect_wait=0.5) as rig:
+        def reset(done: int, total: int) -> None:
+            if done >= 4 and not new_port:
+                new_port.append(under.reset())
+        with pytest.raises(Exception) as stopped:
+            rig.stream(moves, progress=reset)
+        if not isinstance(stopped.value, RigResetError):  # the board came back on another pty
+            with pytest.raises(RigResetError, match="[Rr]e-scan"):
+                rig.reconnect(new_port[0])
+
+
+@pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
+def test_avr_firmware_fits_the_board() -> None:
+    import subprocess
+
+    from cubebot.robot.avr import build
+
+    elf, _ = build()
+    sizes = subprocess.run(["avr-size", "-A", str(elf)], capture_output=True, text=True,
+                           check=True).stdout
+    section = {line.split()[0]: int(line.split()[1]) for line in sizes.splitlines()
+               if line.startswith(".") and len(line.split()) >= 2}
+    assert section[".text"] + section.get(".data", 0) < 256 * 1024  # flash
+    assert section.get(".data", 0) + section.get(".bss", 0) < 6 * 1024  # of 8 KB SRAM
+    assert os.path.getsize(elf.with_suffix(".hex")) > 0
