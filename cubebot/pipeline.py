@@ -394,6 +394,8 @@ def _solve_step(run: _Run) -> str:
 def _rig_step(run: _Run) -> str:
     """Check the open rig holds a cube of the size being solved; return its handshake line."""
     info = run.rig().info
+    if info is not None and not run.size:
+        run.size = info.size  # no size given: the cube the rig holds
     if info is not None and info.size != run.size:
         raise PipelineError(
             f"the rig at {run.port} holds a {info.size}x{info.size} cube, but this run is for a "
@@ -491,12 +493,12 @@ def run_demo(size: int = 3, seed: int = 0, *, conditions: Optional[Conditions] =
     return run.report
 
 
-def _rig_steps(size: int, budget: float, port: str,
+def _rig_steps(budget: float, port: str,
                ask: Callable[[_Run], str]) -> list[_Step]:
     """Return the steps of a run on a rig: greet, scan, solve, check, confirm, stream, verify."""
     return [
         _Step("rig", lambda r: f"greeting the rig at {port}", _rig_step),
-        _Step("scan", lambda r: f"scanning the six faces of a {size}x{size}", _scan_step),
+        _Step("scan", lambda r: f"scanning the six faces of a {r.size}x{r.size}", _scan_step),
         _Step("solve", lambda r: f"for rig {r.rig_model().name!r}, budget {budget:g}s",
               _solve_step),
         _Step("check", lambda r: "planning the moves on the rig's motors", _check_step),
@@ -506,7 +508,8 @@ def _rig_steps(size: int, budget: float, port: str,
     ]
 
 
-def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigModel, None] = None,
+def run_rig(camera: Camera, port: str, *, size: Optional[int] = None,
+            rig: Union[str, RigModel, None] = None,
             profile: Any = None, sample_points: Optional[SamplePoints] = None,
             guided: bool = False,
             confirm: Callable[[Classification, Solution], bool] = lambda c, s: True,
@@ -515,8 +518,8 @@ def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigMode
             stop: StopRig = _stop_politely) -> RunReport:
     """Return the report of a run on real hardware (or any camera and any port URL).
 
-    The rig is opened first and its cube size checked (so a missing port or the wrong cube
-    fails before the scan), the cube is scanned and classified, solved for the rig's model,
+    The rig is opened first and its cube size checked against ``size`` (None: the rig's
+    size is the scan's) so that a missing port or the wrong cube fails before the scan; the cube is scanned and classified, solved for the rig's model,
     planned on its motors, and shown to ``confirm`` before anything moves; then streamed.
     Afterwards the rig's own record of its cube is read where the rig keeps one, and with
     ``rescan`` (a rig whose fixed camera sees the cube) the cube is scanned again.
@@ -530,8 +533,9 @@ def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigMode
         RunStopped: interrupted (KeyboardInterrupt) while the rig moved: ``stop`` stopped the
             rig and the error says how far it got. Interrupted before, KeyboardInterrupt.
     """
-    check_size(size)
-    run = _Run(size, camera, budget, RunReport(size), listener=listener or _Silent(),
+    if size is not None:
+        check_size(size)
+    run = _Run(size or 0, camera, budget, RunReport(size), listener=listener or _Silent(),
                profile=profile, sample_points=sample_points, guided=guided, port=port,
                rescan=rescan, output=Path(output) if output is not None else None)
 
@@ -544,7 +548,7 @@ def run_rig(camera: Camera, port: str, *, size: int = 3, rig: Union[str, RigMode
     with Rig(port, model=rig) as connection:
         run.connection = connection
         try:
-            _run_steps(run, _rig_steps(size, budget, port, ask), run.listener)
+            _run_steps(run, _rig_steps(budget, port, ask), run.listener)
         except KeyboardInterrupt:
             if not any(step.name == "stream" for step in run.report.steps):
                 raise  # nothing was sent: nothing to stop

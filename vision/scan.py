@@ -137,10 +137,19 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
     return scan
 
 
-def scan_cube(camera: Camera, size: int, *, profile: Any = None, scheme: Any = None,
+#: ``size`` for :func:`scan_cube` that lets the pictures decide between a 2x2 and a 3x3.
+AUTO = "auto"
+
+
+def scan_cube(camera: Camera, size: int | str, *, profile: Any = None, scheme: Any = None,
               sample_points: SamplePoints | None = None,
               turned_faces: str = "UD") -> tuple["Classification", FaceScan]:
     """Return the classified cube and the scan it came from.
+
+    ``size`` 2 or 3, or :data:`AUTO`: sample points then give the size; otherwise the faces
+    are read as a 3x3 and as a 2x2, and the size whose grid is found on every face and reads
+    as a real cube is taken. When both sizes do, :class:`ScanError` asks for ``--size``; when
+    neither does, the error of the size that came closer (fewer faces to re-shoot) is raised.
 
     ``profile`` and ``scheme`` go to the colour classifier. Robots and people often photograph
     U and D turned, and a turned picture can still read as a valid (but wrong) cube, so every
@@ -149,8 +158,42 @@ def scan_cube(camera: Camera, size: int, *, profile: Any = None, scheme: Any = N
     stickers) to re-shoot when a grid is not found, no turn of the pictures gives a valid cube,
     or two turns give different cubes with evidence too close to call.
     """
+    if size == AUTO:
+        if sample_points is not None:
+            size = sample_points.size
+        else:
+            return _scan_cube_any_size(camera, profile, scheme, turned_faces)
+    if not isinstance(size, int):
+        raise ValueError(f"size={size!r}: give 2, 3 or {AUTO!r}")
     scan = scan_faces(camera, size, sample_points=sample_points)
     return classify_scan(scan, profile=profile, scheme=scheme, turned_faces=turned_faces), scan
+
+
+def _scan_cube_any_size(camera: Camera, profile: Any, scheme: Any,
+                        turned_faces: str) -> tuple["Classification", FaceScan]:
+    """Return the reading of the one size the pictures show (see :func:`scan_cube`)."""
+    found: dict[int, tuple["Classification", FaceScan]] = {}
+    errors: dict[int, ScanError] = {}
+    for size in (3, 2):
+        try:
+            scan = scan_faces(camera, size)
+            found[size] = (classify_scan(scan, profile=profile, scheme=scheme,
+                                         turned_faces=turned_faces), scan)
+        except ScanError as err:
+            errors[size] = err
+            log.info("not a %dx%d: %s", size, size, err)
+    if len(found) == 1:
+        size, reading = next(iter(found.items()))
+        log.info("the pictures show a %dx%d", size, size)
+        return reading
+    if found:
+        raise ScanError("the pictures read both as a 2x2 and as a 3x3 cube: say which with "
+                        "--size 2 or --size 3")
+    closer = min(errors, key=lambda s: (len(errors[s].faces) or 6, s == 2))
+    err = errors[closer]
+    raise ScanError(f"as a {closer}x{closer} cube (the size the pictures come closest to; "
+                    f"give --size if it is the other): {err}", faces=err.faces,
+                    stickers=err.stickers) from err
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,8 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
     p.add_argument("--port", required=True, help="serial port URL: /dev/ttyACM0, COM3, socket://..")
     p.add_argument("--rig", default=None, help="rig model (default: from the rig's handshake)")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--size", type=int, choices=[2, 3], default=None,
+                   help="cube size (default: the cube the rig says it holds)")
     p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
     p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
     p.add_argument("--sample-points", help="fixed sample points of the rig's camera (JSON)")

@@ -28,7 +28,7 @@ from cubebot.vision import (
 )
 from cubebot.vision.errors import NoDisplayError
 from cubebot.vision.sample_points import default_sample_points_path
-from cubebot.vision.scan import FaceScan
+from cubebot.vision.scan import AUTO, FaceScan
 
 __all__ = ["register", "USER_ERRORS"]
 
@@ -85,8 +85,17 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         print(f"{key.replace('_', ' ')}: {value}")
 
 
+def _size(text: str) -> int | str:
+    if text == AUTO:
+        return AUTO
+    if text not in ("2", "3"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 2, 3 or auto")
+    return int(text)
+
+
 def _scan(args: argparse.Namespace) -> int:
     profile = _profile_choice(args)
+    fixed_size = 3 if args.size == AUTO else args.size  # the live and virtual cubes need one
     extra: dict[str, Any] = {}
     if args.camera is not None:
         if not has_display():
@@ -95,7 +104,7 @@ def _scan(args: argparse.Namespace) -> int:
                 "(DISPLAY is not set): photograph the six faces as U.jpg R.jpg F.jpg D.jpg L.jpg "
                 "B.jpg and run `cubebot scan --images DIR`")
         with DeviceCamera(args.camera, args.backend) as camera:
-            session = run_guided_scan(camera, args.size, profile=profile, scheme=args.scheme)
+            session = run_guided_scan(camera, fixed_size, profile=profile, scheme=args.scheme)
         facelets, confidence, margin = session.result()
         _print_result(args, facelets, confidence, margin, session.scan, extra)
         return 0
@@ -104,7 +113,7 @@ def _scan(args: argparse.Namespace) -> int:
         truth = None
     else:
         seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
-        cube = Cube.random(args.size, seed=seed)
+        cube = Cube.random(fixed_size, seed=seed)
         truth = cube.facelets
         camera = SyntheticCamera(cube, seed=seed, conditions=_conditions(args.conditions))
         extra.update({"seed": seed, "truth": truth})
@@ -167,7 +176,9 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                         help="guided hand-held scan with a live preview: device index, path or URL")
     source.add_argument("--synthetic", action="store_true",
                         help="scan a virtual scrambled cube and check the result against it")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    p.add_argument("--size", type=_size, default=AUTO,
+                   help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
+                        "scan and --synthetic take 3)")
     p.add_argument("--seed", type=int, help="scramble and picture seed for --synthetic")
     p.add_argument("--conditions", choices=_CONDITIONS, default="moderate",
                    help="light and pose of the virtual camera (default moderate)")
