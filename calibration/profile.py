@@ -139,8 +139,15 @@ class ColourProfile:
                 f"no colour profile at {source}; run `cubebot calibrate colours` first"
             ) from err
         except (OSError, json.JSONDecodeError) as err:
-            raise ProfileError(f"cannot read colour profile {source}: {err}") from err
-        return cls.from_json(data)
+            raise ProfileError(f"cannot read colour profile {source} ({err}): calibrate again "
+                               "with `cubebot calibrate colours`, or scan without it with "
+                               "--no-profile") from err
+        try:
+            return cls.from_json(data)
+        except ProfileError as err:
+            raise ProfileError(f"colour profile {source} is damaged ({err}): calibrate again "
+                               "with `cubebot calibrate colours`, or scan without it with "
+                               "--no-profile") from err
 
 
 ProfileLike = Union[ColourProfile, str, Path, None, bool]

@@ -74,18 +74,27 @@ def has_display() -> bool:
 class FolderCamera:
     """Face photos from a folder: files named ``U R F D L B`` with any common image ending.
 
-    Raises :class:`CameraError` naming the folder when it is missing or lacks a face's photo.
+    Raises :class:`CameraError` naming the folder when it is missing, lacks a face's photo, or
+    holds two photos of one face (``U.jpg`` and ``u.png``: which one is meant cannot be told).
     """
 
     def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
             raise CameraError(f"image folder {str(self.path)!r} does not exist")
-        self.files: dict[str, Path] = {}
+        found: dict[str, list[Path]] = {}
         for entry in sorted(self.path.iterdir()):
             stem, ext = entry.stem, entry.suffix.lower()
             if stem.upper() in FACE_LETTERS and len(stem) == 1 and ext in IMAGE_EXTENSIONS:
-                self.files.setdefault(stem.upper(), entry)
+                found.setdefault(stem.upper(), []).append(entry)
+        twice = {face: paths for face, paths in found.items() if len(paths) > 1}
+        if twice:
+            raise CameraError(
+                f"image folder {str(self.path)!r} has more than one photo of face(s) "
+                + "; ".join(f"{face} ({', '.join(p.name for p in paths)})"
+                            for face, paths in sorted(twice.items()))
+                + ": keep one photo per face")
+        self.files: dict[str, Path] = {face: paths[0] for face, paths in found.items()}
         missing = [f for f in FACE_LETTERS if f not in self.files]
         if missing:
             raise CameraError(

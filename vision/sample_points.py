@@ -25,14 +25,25 @@ import numpy as np
 from cubebot.solver.files import write_text_atomic
 from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.errors import VisionError
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 
 __all__ = ["SamplePoints", "SamplePointsError", "default_sample_points_path"]
 
+#: Far beyond any camera's frame: a corner this far out is a damaged file, not a position.
+_MAX_COORDINATE = 100_000.0
+
+
+def _convex(corners: np.ndarray) -> bool:
+    """Return True when the four corners, in order, make a convex quadrilateral."""
+    edges = np.roll(corners, -1, axis=0) - corners
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    return bool(np.all(turns > 0) or np.all(turns < 0))
+
 _ANY_FACE = "*"
 
 
-class SamplePointsError(ValueError):
+class SamplePointsError(VisionError, ValueError):
     """A sample-points file or corner list is malformed: names the file and the problem."""
 
 
@@ -50,9 +61,30 @@ class SamplePoints:
         for key, pts in self.corners.items():
             if key != _ANY_FACE and key not in FACE_LETTERS:
                 raise SamplePointsError(f"unknown face {key!r} in sample points: use U R F D L B or *")
-            if np.asarray(pts, dtype=float).shape != (4, 2):
+            corners = np.asarray(pts, dtype=float)
+            if corners.shape != (4, 2):
                 raise SamplePointsError(f"grid {key!r} needs four corners [x, y], top-left first "
                                         "then clockwise")
+            if not np.all(np.isfinite(corners)) or np.abs(corners).max() > _MAX_COORDINATE:
+                raise SamplePointsError(f"grid {key!r} has corners that are not pixel positions "
+                                        f"({corners.tolist()}): calibrate the camera again")
+            if not _convex(corners):
+                raise SamplePointsError(f"grid {key!r} is not a convex quadrilateral (corners "
+                                        "crossed or out of order): give them top-left first, "
+                                        "then clockwise")
+
+    def check_frame(self, face: str, width: int, height: int) -> None:
+        """Check that ``face``'s grid lies inside a frame of ``width`` x ``height`` pixels.
+
+        Raises :class:`SamplePointsError` naming the face and the frame size otherwise (the
+        points were calibrated for another camera or resolution).
+        """
+        corners = np.asarray(self.corners.get(face, self.corners.get(_ANY_FACE)), dtype=float)
+        if (corners.min() < 0 or corners[:, 0].max() > width - 1
+                or corners[:, 1].max() > height - 1):
+            raise SamplePointsError(
+                f"the sample points of face {face} reach outside the {width}x{height} frame: "
+                "they were calibrated for another camera or resolution; calibrate again")
 
     @classmethod
     def from_frame(cls, frame: np.ndarray, size: int, face: str = _ANY_FACE) -> "SamplePoints":

@@ -96,6 +96,7 @@ def scan_face(frame: np.ndarray, face: str, size: int, *,
     Raises :class:`GridNotFoundError` naming the face when the grid is not found.
     """
     if sample_points is not None:
+        sample_points.check_frame(face, frame.shape[1], frame.shape[0])
         grid = sample_points.grid_for(face)
     else:
         try:
