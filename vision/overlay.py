@@ -13,6 +13,8 @@ from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.grid import Grid
 
 if TYPE_CHECKING:
+    from cubebot.vision.cameras import Camera
+    from cubebot.vision.errors import ScanError
     from cubebot.vision.scan import FaceScan
 
 __all__ = ["draw_overlay", "write_overlays", "letter_swatches", "LABEL_BGR"]
@@ -80,11 +82,19 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
         cv2.putText(out, label, (centre[0] - tw // 2, centre[1] + th // 2),
                     cv2.FONT_HERSHEY_SIMPLEX, font, text_colour, thick, cv2.LINE_AA)
     if caption:
-        cv2.putText(out, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.8 * scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
-        cv2.putText(out, caption, (int(10 * scale), int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.8 * scale, (255, 255, 255), thick, cv2.LINE_AA)
+        _caption(out, caption)
     return out
+
+
+def _caption(image: np.ndarray, text: str) -> None:
+    """Write ``text`` at the top left of ``image`` (white on a dark outline), in place."""
+    scale = max(1.0, max(image.shape[:2]) / 640)
+    thick = max(1, int(round(2 * scale)))
+    at = (int(10 * scale), int(28 * scale))
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (0, 0, 0), thick + 2,
+                cv2.LINE_AA)
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (255, 255, 255), thick,
+                cv2.LINE_AA)
 
 
 def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int, int]]:
@@ -125,6 +135,44 @@ def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
         image = draw_overlay(view.frame, view.grid, list(labels[face]) if labels else None,
                              doubtful=[int(i) for i in np.flatnonzero(face_marks)],
                              caption=f"face {face}", swatches=swatches)
+        path = out_dir / f"{face}.png"
+        if not cv2.imwrite(str(path), image):
+            raise OSError(f"could not write overlay image {str(path)!r}")
+        paths.append(path)
+    return paths
+
+
+def write_failure_pictures(camera: "Camera", error: "ScanError",
+                           folder: Union[str, os.PathLike[str]],
+                           sizes: Sequence[int] = (3, 2)) -> list[Path]:
+    """Write what the camera saw when a scan failed, one PNG per face; return their paths.
+
+    Each face is drawn with the grid found on it (the first of ``sizes`` that fits), the
+    stickers the error names outlined red, and a caption: "re-shoot" in the faces the error
+    names, else the face letter. Raises :class:`OSError` when a file cannot be written.
+    """
+    from cubebot.vision.errors import GridNotFoundError
+    from cubebot.vision.grid import detect_grid
+
+    out_dir = Path(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for f_index, face in enumerate(FACE_LETTERS):
+        frame = camera.read_face(face)
+        caption = f"face {face}: re-shoot" if face in error.faces else f"face {face}"
+        image = frame.copy()
+        for size in sizes:
+            try:
+                grid = detect_grid(frame, size)
+            except GridNotFoundError:
+                continue
+            per_face = size * size
+            doubtful = [i - f_index * per_face for i in error.stickers
+                        if f_index * per_face <= i < (f_index + 1) * per_face]
+            image = draw_overlay(frame, grid, None, doubtful=doubtful, caption=caption)
+            break
+        else:
+            _caption(image, f"{caption} (no grid found)")
         path = out_dir / f"{face}.png"
         if not cv2.imwrite(str(path), image):
             raise OSError(f"could not write overlay image {str(path)!r}")

@@ -18,6 +18,7 @@ from cubebot.vision import (
     DeviceCamera,
     FolderCamera,
     SamplePoints,
+    ScanError,
     SyntheticCamera,
     VisionError,
     has_display,
@@ -27,6 +28,7 @@ from cubebot.vision import (
     write_overlays,
 )
 from cubebot.vision.errors import NoDisplayError
+from cubebot.vision.overlay import write_failure_pictures
 from cubebot.vision.sample_points import default_sample_points_path
 from cubebot.vision.scan import AUTO, FaceScan
 
@@ -118,9 +120,18 @@ def _scan(args: argparse.Namespace) -> int:
         camera = SyntheticCamera(cube, seed=seed, conditions=_conditions(args.conditions))
         extra.update({"seed": seed, "truth": truth})
     with camera:
-        result, scan = scan_cube(camera, args.size, profile=profile, scheme=args.scheme,
-                                 sample_points=_sample_points(args),
-                                 turned_faces=args.turned_faces)
+        try:
+            result, scan = scan_cube(camera, args.size, profile=profile, scheme=args.scheme,
+                                     sample_points=_sample_points(args),
+                                     turned_faces=args.turned_faces)
+        except ScanError as err:
+            if not args.save_overlays:
+                raise
+            sizes = (3, 2) if args.size == AUTO else (args.size,)
+            write_failure_pictures(camera, err, args.save_overlays, sizes)
+            raise ScanError(f"{err} (what the camera saw, with the grids found: "
+                            f"{args.save_overlays}/)", faces=err.faces,
+                            stickers=err.stickers) from err
     matches = truth is None or result.facelets == truth
     if truth is not None:
         extra["matches_truth"] = matches

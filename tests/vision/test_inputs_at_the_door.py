@@ -72,3 +72,16 @@ def test_a_damaged_profile_names_the_file_and_no_profile(tmp_path: Path,
     status = main(["scan", "--images", str(folder), "--profile", str(profile)])
     err = capsys.readouterr().err
     assert status == 2 and str(profile) in err and "--no-profile" in err
+
+
+def test_a_failed_scan_still_writes_what_the_camera_saw(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    folder = six_photos(tmp_path / "faces", seed=4)
+    cv2.imwrite(str(folder / "F.png"), np.full((240, 320, 3), 90, np.uint8))  # a blank picture
+    out = tmp_path / "seen"
+    status = main(["scan", "--images", str(folder), "--size", "3", "--save-overlays", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and "re-shoot" in err and str(out) in err
+    pictures = sorted(p.name for p in out.iterdir())
+    assert pictures == [f"{face}.png" for face in "BDFLRU"]
+    assert cv2.imread(str(out / "F.png")) is not None
