@@ -11,6 +11,7 @@ True
 from cubebot.calibration.classifier import Classification, ColourClassifier, classify
 from cubebot.calibration.errors import (
     CalibrationError,
+    BrokenCubeError,
     DoubtfulStickersError,
     NotFittedError,
     ProfileError,
@@ -23,6 +24,6 @@ from cubebot.calibration.scheme import ColourScheme, load_scheme
 __all__ = [
     "classify", "Classification", "ColourClassifier", "ColourProfile", "ColourScheme",
     "learn_profile", "load_scheme", "default_profile_path",
-    "CalibrationError", "DoubtfulStickersError", "SampleError", "SchemeError", "ProfileError",
+    "CalibrationError", "DoubtfulStickersError", "BrokenCubeError", "SampleError", "SchemeError", "ProfileError",
     "NotFittedError",
 ]

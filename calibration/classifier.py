@@ -31,12 +31,18 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
 from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
-from cubebot.calibration.errors import DoubtfulStickersError, NotFittedError, SchemeError
+from cubebot.calibration.errors import (
+    BrokenCubeError,
+    DoubtfulStickersError,
+    NotFittedError,
+    SchemeError,
+)
 from cubebot.calibration.pieces import label_pieces, piece_tables
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.cube import Cube
-from cubebot.solver.geometry import centre_facelets
+from cubebot.solver.errors import FaceletError, ImpossibleCubeError
+from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourClassifier", "Classification", "classify"]
@@ -51,6 +57,7 @@ _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not a
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
 _SEPARATION_LIMIT = 8.0  # weighted-Lab distance under which two colour groups are one colour
+_REPAIR_MARGIN = 4.0  # cost gap (twice a log-likelihood ratio, so e^2) a repaired sticker needs
 _SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size halves the confidence
 
 
@@ -395,6 +402,40 @@ class ColourClassifier(BaseEstimator):
                 f"there (at most {limit} can be repaired)"
             )
 
+    def _check_repair(self, nearest: np.ndarray, face_of_class: np.ndarray,
+                      overruled: np.ndarray, gaps: np.ndarray) -> None:
+        """Refuse a reading that overrules clear stickers unless the cube's rules force it.
+
+        The stickers read on their own (each its nearest colour) may already make a complete
+        facelet string: then the cube's rules did not force the repair. If that string is a
+        cube no turning reaches, the cube itself is broken (:class:`BrokenCubeError` names
+        the problem); otherwise the repair changed one real cube into another, and which one
+        the camera saw cannot be told. And when another real cube that reads these stickers
+        differently costs less than ``_REPAIR_MARGIN`` more (``gaps``, per overruled sticker),
+        the rules leave more than one real cube: the repair is a guess, so it is refused.
+
+        Raises:
+            BrokenCubeError, DoubtfulStickersError: as above.
+        """
+        own = "".join(FACE_LETTERS[face_of_class[c]] for c in nearest)
+        try:
+            Cube(own, size=self.size)
+        except ImpossibleCubeError as err:
+            raise BrokenCubeError(overruled, self.size, str(err)) from err
+        except FaceletError:
+            pass  # the stickers alone are not a cube (counts, centres): the rules must repair
+        else:
+            raise DoubtfulStickersError(
+                overruled, self.size,
+                "the stickers read on their own make a real cube, but the best reading "
+                "overrules them")
+        if float(gaps.min()) < _REPAIR_MARGIN:
+            raise DoubtfulStickersError(
+                overruled, self.size,
+                "their colours fit no real cube, and more than one real cube comes close "
+                f"(the runner-up is {float(gaps.min()):.1f} cost units behind; a repair needs "
+                f"{_REPAIR_MARGIN:.0f})")
+
     def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
                 class_of_face: np.ndarray, total: float, margin: float,
                 sticker_margin: np.ndarray, gains: np.ndarray, scale: float,
@@ -407,6 +448,9 @@ class ColourClassifier(BaseEstimator):
         assigned = distance[np.arange(n), labels]
         self._check_doubt(features, labels, assigned, distance.min(axis=1), scale, prior)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
+        if len(overruled):
+            self._check_repair(distance.argmin(axis=1), face_of_class, overruled,
+                               sticker_margin[overruled])
         letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
         facelets = Cube(letters, size=self.size).facelets
         final = np.array([FACE_LETTERS.index(c) for c in facelets])
@@ -454,3 +498,4 @@ def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: obje
                              profile=chosen if chosen is not None else False)
     model.fit(samples, spread=spread)
     return Classification(model.facelets_, model.confidence_, model.margin_, model.overruled_)
+

@@ -7,7 +7,7 @@ from typing import Sequence
 from cubebot.solver.geometry import sticker_name
 
 __all__ = ["CalibrationError", "SampleError", "SchemeError", "ProfileError",
-           "NotFittedError", "DoubtfulStickersError", "sticker_name"]
+           "NotFittedError", "DoubtfulStickersError", "BrokenCubeError", "sticker_name"]
 
 
 class CalibrationError(ValueError):
@@ -44,3 +44,19 @@ class DoubtfulStickersError(CalibrationError):
             f"cannot read the cube with confidence: {reason}; doubtful stickers {names} -- "
             "re-scan those stickers (check for glare, shadow or a mis-placed sample point)"
         )
+
+
+class BrokenCubeError(DoubtfulStickersError):
+    """The colours, read with confidence, show a cube no turning can reach: a twisted corner,
+    a flipped edge or two pieces swapped (a cube reassembled, a corner popped). ``problem`` is
+    the cube's own verdict (which rule is broken); no other real cube is chosen in its place.
+    A single twisted corner or flipped edge cannot be told from the colours (twisting any
+    corner of the cube the same way breaks the same rule), so the message names the rule.
+    """
+
+    def __init__(self, stickers: Sequence[int], size: int, problem: str) -> None:
+        self.problem = problem
+        CalibrationError.__init__(
+            self, f"the cube itself is broken, not the scan: {problem}; then scan it again")
+        self.stickers = sorted(int(i) for i in stickers)
+        self.size = size

@@ -425,7 +425,8 @@ class Rig:
                 try:
                     Sender(self._connected(), job, queue_depth=self.info.queue_depth,
                            window=self.window or self.info.queue_depth, timeout=self.timeout,
-                           retries=self.retries, flow_control=flow_control,
+                           retries=self.retries, give_up=self.stall_timeout,
+                           flow_control=flow_control,
                            progress=progress).run()
                     if wait:
                         self._wait_done()

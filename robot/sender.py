@@ -78,13 +78,15 @@ class Sender:
     """Sends ``job`` over ``link`` until the rig has accepted every frame (see the module doc).
 
     ``queue_depth`` is the rig's queue (from the handshake), ``window`` the most frames in
-    flight, ``timeout`` the longest retransmit timer, ``retries`` how many timeouts in a row
-    end the job; ``flow_control`` False sends without watching the rig's queue (a refused
+    flight, ``timeout`` the longest retransmit timer; the job ends when ``retries`` timeouts
+    in a row have passed *and* no frame was accepted for ``give_up`` seconds (a noisy line or
+    a busy host can lose many rounds in a row without the rig being gone); ``flow_control`` False sends without watching the rig's queue (a refused
     frame is then raised, as for a single command).
     """
 
     def __init__(self, link: Link, job: Job, *, queue_depth: int, window: int,
-                 timeout: float, retries: int, flow_control: bool = True,
+                 timeout: float, retries: int, give_up: float = 10.0,
+                 flow_control: bool = True,
                  progress: Optional[ProgressCallback] = None) -> None:
         self.link = link
         self.job = job
@@ -92,6 +94,7 @@ class Sender:
         self.window = max(1, min(window, queue_depth))
         self.timeout = timeout
         self.retries = retries
+        self.give_up = give_up
         self.flow_control = flow_control
         self.progress = progress
         self._sent_upto = job.accepted  # frames [accepted, sent_upto) are in flight
@@ -101,6 +104,7 @@ class Sender:
         self._resent: set[int] = set()
         self._oldest = time.monotonic()
         self._timeouts = 0
+        self._progress_at = time.monotonic()
         self._next_poll = 0.0
 
     # -- the loop ---------------------------------------------------------------------------
@@ -134,7 +138,7 @@ class Sender:
             self._hear(frame)
             if job.accepted > before:
                 self._timeouts = 0
-                self._oldest = time.monotonic()
+                self._oldest = self._progress_at = time.monotonic()
                 if self.progress is not None:
                     self.progress(job.accepted_moves(), job.report.total)
 
@@ -164,10 +168,12 @@ class Sender:
     def _timed_out(self, total: int) -> None:
         self._timeouts += 1
         self.job.report.timeouts += 1
-        if self._timeouts > self.retries:
+        silent = time.monotonic() - self._progress_at
+        if self._timeouts > self.retries and silent > self.give_up:
             raise RigTimeoutError(
-                f"the rig at {self.link.url} stopped acknowledging frames ({self.retries} "
-                f"retries of frame {self.job.accepted + 1}/{total})")
+                f"the rig at {self.link.url} stopped acknowledging frames (frame "
+                f"{self.job.accepted + 1}/{total} sent {self._timeouts} times over "
+                f"{silent:.0f} s)")
         self._sent_upto = self.job.accepted  # go back: send the window again
 
     # -- what the rig says ------------------------------------------------------------------

@@ -137,7 +137,8 @@ def test_a_spread_lets_the_pieces_overrule_a_blotchy_sticker(seed: int) -> None:
     truth, bad, stickers = _two_misread_stickers(seed)
     spread = np.zeros(54)
     spread[stickers] = 60.0
-    assert classify(bad).facelets != truth  # two clean misreads fool the rules ...
+    with pytest.raises(DoubtfulStickersError):  # two clean misreads: refused, not a wrong cube
+        classify(bad)
     assert classify(bad, spread=spread).facelets == truth  # ... unless the sampler warns
 
 
@@ -287,3 +288,27 @@ def test_a_2x2_in_a_mirror_image_scheme_is_still_read_as_a_real_cube() -> None:
     mirror = ["white", "orange", "green", "yellow", "red", "blue"]
     truth, scan = random_scan(2, CONDITIONS["easy"], 17, scheme=mirror)
     assert classify(scan, 2).facelets == truth
+
+
+def test_a_twisted_corner_is_reported_as_a_broken_cube_not_repaired() -> None:
+    from cubebot.calibration import BrokenCubeError
+    from cubebot.solver.geometry import corner_facelets
+
+    truth, scan = _scan(seed=7, lighting=CONDITIONS["easy"])
+    twisted = scan.copy()
+    first, second, third = corner_facelets(3)[0]
+    twisted[[first, second, third]] = scan[[third, first, second]]  # the corner turned in place
+    with pytest.raises(BrokenCubeError, match="twisted"):
+        classify(twisted)
+
+
+def test_a_flipped_edge_is_reported_as_a_broken_cube() -> None:
+    from cubebot.calibration import BrokenCubeError
+    from cubebot.solver.geometry import edge_facelets
+
+    truth, scan = _scan(seed=8, lighting=CONDITIONS["easy"])
+    flipped = scan.copy()
+    first, second = edge_facelets()[3]
+    flipped[[first, second]] = scan[[second, first]]
+    with pytest.raises(BrokenCubeError, match="flipped"):
+        classify(flipped)

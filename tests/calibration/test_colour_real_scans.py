@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cubebot.calibration import classify
+from cubebot.calibration import DoubtfulStickersError, classify
 from cubebot.solver import Cube
 
 
@@ -37,9 +37,17 @@ def _readings(scans: dict[str, list], size: int) -> dict[str, str]:
     return readings
 
 
-def test_every_real_3x3_scan_reads_as_a_valid_cube(shared_data: Path) -> None:
+#: rgb.json of this set has its D face a quarter turn off: as given, no real cube fits its
+#: colours without guessing, so it must be refused (it used to be "repaired" into a wrong cube)
+TURNED_D = "3x3x3-random-05-f826020a"
+
+
+def test_every_real_3x3_scan_reads_as_a_valid_cube_or_is_refused_when_turned(
+        shared_data: Path) -> None:
     scans = _scans(shared_data, 3)
     assert len(scans) == 21
+    with pytest.raises(DoubtfulStickersError, match="more than one real cube"):
+        classify(scans.pop(TURNED_D))
     for name, facelets in _readings(scans, 3).items():
         assert Cube(facelets).facelets == facelets, name
 
@@ -64,13 +72,14 @@ def test_a_scan_whose_d_picture_is_turned_reads_right_once_turned_back(shared_da
     # turn off (and three D samples are dark): as given it reads as a valid cube only by
     # overruling stickers; turned back it overrules fewer and agrees with the other photos
     scans = _scans(shared_data, 3)
-    given = scans["3x3x3-random-05-f826020a"]
-    as_given = classify(given)
+    given = scans[TURNED_D]
+    with pytest.raises(DoubtfulStickersError) as as_given:
+        classify(given)
     d_face = np.array(given[27:36], dtype=float).reshape(3, 3, 3)
     fixed = np.array(given, dtype=float)
     fixed[27:36] = np.rot90(d_face, 3).reshape(9, 3)
     turned_back = classify(fixed)
-    assert len(turned_back.overruled) < len(as_given.overruled)
+    assert len(turned_back.overruled) < len(as_given.value.stickers)
     assert turned_back.facelets == classify(scans["3x3x3-random-04-c919c955"]).facelets
 
 
