@@ -98,6 +98,27 @@ def test_max_length_is_respected(seed: int) -> None:
     assert len(solution) <= 21 and cube.apply(solution.moves).is_solved
 
 
+def test_same_cube_gives_the_same_solution_while_the_processor_is_busy() -> None:
+    import threading
+
+    cube = Cube.random(3, 50)
+    quiet = solve(cube, max_length=21).moves
+    stop = threading.Event()
+
+    def burn() -> None:
+        while not stop.is_set():
+            sum(range(10_000))
+
+    busy = threading.Thread(target=burn)
+    busy.start()
+    try:
+        loaded = [solve(cube, max_length=21).moves for _ in range(2)]
+    finally:
+        stop.set()
+        busy.join()
+    assert loaded == [quiet, quiet]
+
+
 def test_impossible_max_length_raises_no_solution() -> None:
     cube = Cube.random(3, 7)
     with pytest.raises(NoSolutionError, match="max_length=5"):
