@@ -7,14 +7,19 @@ import json
 import sys
 
 from cubebot.commands import summary
-from cubebot.render import ansi_net, write_net_png
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
 
 
 def _print_net(facelets: str) -> None:
-    print(ansi_net(facelets) if sys.stdout.isatty() else net(facelets))
+    if sys.stdout.isatty():
+        # drawing pulls in the vision part (and OpenCV): only when there is a terminal to colour
+        from cubebot.render import ansi_net
+
+        print(ansi_net(facelets))
+    else:
+        print(net(facelets))
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -59,6 +64,8 @@ def _show(args: argparse.Namespace) -> int:
     cube = Cube(args.facelets)
     _print_net(cube.facelets)
     if args.png:
+        from cubebot.render import write_net_png
+
         print(f"wrote {write_net_png(cube.facelets, args.png)}")
     return 0
 
