@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from cubebot.commands import summary
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    """Return ``text`` quoted, cut to ``limit`` characters with an ellipsis if longer."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _print_net(facelets: str) -> None:
@@ -66,6 +72,9 @@ def _show(args: argparse.Namespace) -> int:
     if args.png:
         from cubebot.render import write_net_png
 
+        if Path(args.png).suffix.lower() != ".png":
+            raise ValueError(f"--png {_shorten(args.png)}: give a file name ending in .png, "
+                             "e.g. net.png")
         print(f"wrote {write_net_png(cube.facelets, args.png)}")
     return 0
 
