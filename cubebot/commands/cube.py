@@ -57,12 +57,16 @@ def _apply(args: argparse.Namespace) -> int:
     start = Cube(args.start) if args.start else Cube.solved(args.size or 3)
     if args.start and args.size and start.size != args.size:
         raise ValueError(f"--from gives a {start.size}x{start.size} but --size is {args.size}")
-    cube = start.apply(args.moves)
+    # the moves as typed: on a 2x2, L turns the left layer (the solver's renaming to a fixed
+    # corner stays inside the solver)
+    facelets = start.turned_facelets(args.moves)
+    if start.size == 3:
+        facelets = start.apply(args.moves).facelets  # rotations rename faces by their centres
     if args.json:
-        print(json.dumps({"facelets": cube.facelets}))
+        print(json.dumps({"facelets": facelets}))
     else:
-        print(cube.facelets)
-        _print_net(cube.facelets)
+        print(facelets)
+        _print_net(facelets)
     return 0
 
 
