@@ -50,6 +50,13 @@ def _solve(args: argparse.Namespace) -> int:
         }))
     else:
         print(str(solution) if solution.moves else "(already solved: no moves)")
+    if args.optimal and not solution.optimal:
+        # the timeout ended the search before a proof: say so, never imply "shortest"
+        why = (f"--timeout {args.timeout:g} s ended the search before a proof"
+               if args.timeout is not None else
+               "the proof counts half turns, and this solution has some")
+        print(f"cubebot: not proven shortest ({why}); the best found has {len(solution)} "
+              f"moves ({solution.metric})", file=sys.stderr)
     return 0
 
 
