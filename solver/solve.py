@@ -4,52 +4,19 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Optional, Union
 
 from cubebot.solver import cube2
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import NoSolutionError, SolveError
-from cubebot.solver.notation import Move, format_moves, htm, invert, qtm, simplify
+from cubebot.solver.notation import Move, invert, simplify
+from cubebot.solver.solution import Solution
 
 __all__ = ["Solution", "solve", "distance", "scramble", "as_cube", "load_tables"]
 
 log = logging.getLogger(__name__)
 
 CubeLike = Union[str, Cube]
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A checked solution: ``str()`` gives WCA notation, ``len()`` the length in ``metric``.
-
-    ``optimal`` is True only when the solver proved that no shorter solution exists.
-    """
-
-    moves: tuple[Move, ...]
-    metric: str = "htm"
-    optimal: bool = False
-    start: Optional[Cube] = field(default=None, compare=False, repr=False)
-    target: Optional[Cube] = field(default=None, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return format_moves(self.moves)
-
-    def __len__(self) -> int:
-        return qtm(self.moves) if self.metric == "qtm" else htm(self.moves)
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self.moves)
-
-    @property
-    def htm(self) -> int:
-        """Return the length in the half-turn metric."""
-        return htm(self.moves)
-
-    @property
-    def qtm(self) -> int:
-        """Return the length in the quarter-turn metric."""
-        return qtm(self.moves)
 
 
 def as_cube(cube: CubeLike, size: Optional[int] = None) -> Cube:

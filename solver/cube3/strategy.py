@@ -15,7 +15,7 @@ from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
 from cubebot.solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
 from cubebot.solver.errors import NoSolutionError
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
-from cubebot.solver.solve import Solution
+from cubebot.solver.solution import Solution
 
 __all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET", "RETRY_WORK_BUDGET",
            "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP",
