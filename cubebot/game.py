@@ -14,7 +14,16 @@ from typing import Callable, Optional, TextIO
 
 from cubebot.solver import Cube, InvalidMoveError, distance, parse_moves
 
-__all__ = ["Player", "Game"]
+__all__ = ["Player", "Game", "RULES"]
+
+#: What the players are told at the start and on ``help``.
+RULES = """\
+Rules: the cube starts scrambled. On your turn the die says how many turns (1-6) you must make;
+type exactly that many, e.g. "R U'" for two (U R F D L B, with ' for anticlockwise and 2 for a
+half turn). Whoever leaves the cube solved during their turn wins. Before moving you may type
+'hint' to spend a point and learn how many moves the cube is from solved; 'help' shows these
+rules again and 'quit' ends the game.
+"""
 
 
 @dataclass
@@ -34,6 +43,7 @@ class Game:
     rng: random.Random
     turn: int = 0
     winner: Optional[Player] = None
+    quit_by: Optional[Player] = None  # who typed 'quit', if anyone
     moves_made: list[str] = field(default_factory=list)
 
     @classmethod
@@ -59,11 +69,12 @@ class Game:
         return self.rng.randint(1, 6)
 
     def play(self, read: Callable[[str], Optional[str]], out: TextIO) -> Optional[Player]:
-        """Play until someone wins or input ends; return the winner (None if abandoned).
+        """Play until someone wins, quits or input ends; return the winner (None if none).
 
-        ``read(prompt)`` returns one line of input, or None at end of input.
+        ``read(prompt)`` returns one line of input, or None at end of input. After a 'quit'
+        :attr:`quit_by` names the player who typed it.
         """
-        out.write(f"A 2x2 board game for {len(self.players)} players. Scrambled cube:\n")
+        out.write(f"A 2x2 board game for {len(self.players)} players.\n{RULES}Scrambled cube:\n")
         out.write(str(self.cube) + "\n")
         while self.winner is None:
             player = self.players[self.turn % len(self.players)]
@@ -71,7 +82,10 @@ class Game:
             out.write(f"\n{player.name} rolls {throw}: make {throw} turn(s) "
                       f"({player.points} hint point(s) left).\n")
             if not self._take_turn(player, throw, read, out):
-                out.write("Input ended; the game is abandoned.\n")
+                if self.quit_by is not None:
+                    out.write(f"{player.name} quit; the game ends with no winner.\n")
+                else:
+                    out.write("Input ended; the game is abandoned.\n")
                 return None
             out.write(str(self.cube) + "\n")
             self.turn += 1
@@ -81,12 +95,16 @@ class Game:
     def _take_turn(self, player: Player, throw: int,
                    read: Callable[[str], Optional[str]], out: TextIO) -> bool:
         while True:
-            line = read(f"{player.name}, {throw} turn(s), 'hint' or 'quit': ")
+            line = read(f"{player.name}, {throw} turn(s), 'hint', 'help' or 'quit': ")
             if line is None:
                 return False
             line = line.strip()
             if line.lower() == "quit":
+                self.quit_by = player
                 return False
+            if line.lower() == "help":
+                out.write(RULES)
+                continue
             if line.lower() == "hint":
                 if player.points == 0:
                     out.write("No points left for a hint.\n")

@@ -89,14 +89,26 @@ class Cube:
             InvalidMoveError: the text does not parse.
         """
         moved = as_moves(moves)
-        stickers = np.frombuffer(self._facelets.encode("ascii"), dtype=np.uint8)
-        for move in moved:
-            stickers = stickers[move_permutation(move, self.size)]
-        text = stickers.tobytes().decode("ascii")
+        text = self.turned_facelets(moved)
         if self.size == 3 and not any(m.is_rotation for m in moved):
             return Cube._trusted(text)  # face turns keep the centres in place
         faces, _ = normalise(text, self.size)
         return Cube._trusted(faces)
+
+    def turned_facelets(self, moves: MoveSequence) -> str:
+        """Return the facelet string after ``moves``, sticker for sticker, without renaming.
+
+        :meth:`apply` keeps a 2x2 named by its D-B-L corner, so ``L`` on a 2x2 gives the same
+        Cube as ``R`` (the same position, held differently); this gives what the user sees
+        after turning the left layer. The result reads back with ``Cube(...)``.
+
+        Raises:
+            InvalidMoveError: the text does not parse.
+        """
+        stickers = np.frombuffer(self._facelets.encode("ascii"), dtype=np.uint8)
+        for move in as_moves(moves):
+            stickers = stickers[move_permutation(move, self.size)]
+        return stickers.tobytes().decode("ascii")
 
     @property
     def is_solved(self) -> bool:

@@ -131,6 +131,11 @@ _SEPARATORS = re.compile(r"[\s,]+")
 _PRIMES = str.maketrans({"\u2019": "'", "\u2032": "'", "`": "'"})
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    """Return ``text``, or its first ``limit`` characters and the count left out, for messages."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more)"
+
+
 def parse_moves(text: str) -> tuple[Move, ...]:
     """Return the moves written in ``text``.
 
@@ -155,7 +160,7 @@ def parse_moves(text: str) -> tuple[Move, ...]:
             bad = re.match(r"\S+?(?=[\s,]|$)", text[pos:])
             shown = bad.group(0) if bad else text[pos]
             raise InvalidMoveError(
-                f"not a move: {shown!r} at position {pos + 1} of {text!r}; "
+                f"not a move: {_clip(shown)!r} at position {pos + 1} of {_clip(text)!r}; "
                 "moves are U R F D L B (or rotations x y z) followed by nothing, ', 2, +, - or i"
             )
         moves.append(Move(token.group(1), _SUFFIX_TURNS[token.group(2)]))

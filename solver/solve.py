@@ -4,52 +4,19 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Optional, Union
 
 from cubebot.solver import cube2
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import NoSolutionError, SolveError
-from cubebot.solver.notation import Move, format_moves, htm, invert, qtm, simplify
+from cubebot.solver.notation import Move, invert, simplify
+from cubebot.solver.solution import Solution
 
 __all__ = ["Solution", "solve", "distance", "scramble", "as_cube", "load_tables"]
 
 log = logging.getLogger(__name__)
 
 CubeLike = Union[str, Cube]
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A checked solution: ``str()`` gives WCA notation, ``len()`` the length in ``metric``.
-
-    ``optimal`` is True only when the solver proved that no shorter solution exists.
-    """
-
-    moves: tuple[Move, ...]
-    metric: str = "htm"
-    optimal: bool = False
-    start: Optional[Cube] = field(default=None, compare=False, repr=False)
-    target: Optional[Cube] = field(default=None, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return format_moves(self.moves)
-
-    def __len__(self) -> int:
-        return qtm(self.moves) if self.metric == "qtm" else htm(self.moves)
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self.moves)
-
-    @property
-    def htm(self) -> int:
-        """Return the length in the half-turn metric."""
-        return htm(self.moves)
-
-    @property
-    def qtm(self) -> int:
-        """Return the length in the quarter-turn metric."""
-        return qtm(self.moves)
 
 
 def as_cube(cube: CubeLike, size: Optional[int] = None) -> Cube:
@@ -81,14 +48,37 @@ def _check_metric(metric: str) -> None:
         raise ValueError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
 
 
+def _check_faces2(faces: str) -> None:
+    """Check that the 2x2 solver's faces (U, R, F: those away from the D-B-L corner) may turn.
+
+    Raises:
+        ValueError: ``faces`` is not text, has letters that are not faces, or lacks U, R or F.
+    """
+    if not isinstance(faces, str):
+        raise ValueError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URF'")
+    letters = set(faces.upper().replace(" ", ""))
+    unknown = sorted(letters - set("URFDLB"))
+    if unknown:
+        raise ValueError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
+                         "use letters from URFDLB, e.g. 'URF'")
+    missing = [f for f in "URF" if f not in letters]
+    if missing:
+        raise ValueError(f"faces={faces!r} leaves out {', '.join(missing)}; the 2x2 solver "
+                         "turns U, R and F (the faces away from the D-B-L corner), so allow "
+                         "those three")
+
+
 def _solve2(cube: Cube, metric: str, options: dict[str, Any]) -> Solution:
     max_length = options.pop("max_length", None)
     options.pop("timeout", None)  # the table answers at once
     options.pop("optimal", None)  # always optimal
+    faces = options.pop("faces", None)
+    if faces is not None:
+        _check_faces2(faces)
     if options:
         raise TypeError(
             f"the 2x2 solver has no option(s) {', '.join(sorted(options))}; "
-            "it takes metric, target and max_length"
+            "it takes metric, target, max_length and faces"
         )
     moves = cube2.solve_optimal(cube.cubies, metric, max_length)
     if moves is None:

@@ -36,6 +36,9 @@ def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise SampleError(f"{path} nests its JSON too deeply to be a colour scan: give "
+                          "{\"size\": 3, \"rgb\": [[r, g, b], ...]}") from None
     except json.JSONDecodeError as err:
         raise SampleError(f"{path} is not JSON: {err}") from err
     spread = None

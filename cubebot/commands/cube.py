@@ -5,16 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from cubebot.commands import summary
-from cubebot.render import ansi_net, write_net_png
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
 
 
+def _shorten(text: str, limit: int = 60) -> str:
+    """Return ``text`` quoted, cut to ``limit`` characters with an ellipsis if longer."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _print_net(facelets: str) -> None:
-    print(ansi_net(facelets) if sys.stdout.isatty() else net(facelets))
+    if sys.stdout.isatty():
+        # drawing pulls in the vision part (and OpenCV): only when there is a terminal to colour
+        from cubebot.render import ansi_net
+
+        print(ansi_net(facelets))
+    else:
+        print(net(facelets))
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -39,6 +50,13 @@ def _solve(args: argparse.Namespace) -> int:
         }))
     else:
         print(str(solution) if solution.moves else "(already solved: no moves)")
+    if args.optimal and not solution.optimal:
+        # the timeout ended the search before a proof: say so, never imply "shortest"
+        why = (f"--timeout {args.timeout:g} s ended the search before a proof"
+               if args.timeout is not None else
+               "the proof counts half turns, and this solution has some")
+        print(f"cubebot: not proven shortest ({why}); the best found has {len(solution)} "
+              f"moves ({solution.metric})", file=sys.stderr)
     return 0
 
 
@@ -46,12 +64,16 @@ def _apply(args: argparse.Namespace) -> int:
     start = Cube(args.start) if args.start else Cube.solved(args.size or 3)
     if args.start and args.size and start.size != args.size:
         raise ValueError(f"--from gives a {start.size}x{start.size} but --size is {args.size}")
-    cube = start.apply(args.moves)
+    # the moves as typed: on a 2x2, L turns the left layer (the solver's renaming to a fixed
+    # corner stays inside the solver)
+    facelets = start.turned_facelets(args.moves)
+    if start.size == 3:
+        facelets = start.apply(args.moves).facelets  # rotations rename faces by their centres
     if args.json:
-        print(json.dumps({"facelets": cube.facelets}))
+        print(json.dumps({"facelets": facelets}))
     else:
-        print(cube.facelets)
-        _print_net(cube.facelets)
+        print(facelets)
+        _print_net(facelets)
     return 0
 
 
@@ -59,6 +81,11 @@ def _show(args: argparse.Namespace) -> int:
     cube = Cube(args.facelets)
     _print_net(cube.facelets)
     if args.png:
+        from cubebot.render import write_net_png
+
+        if Path(args.png).suffix.lower() != ".png":
+            raise ValueError(f"--png {_shorten(args.png)}: give a file name ending in .png, "
+                             "e.g. net.png")
         print(f"wrote {write_net_png(cube.facelets, args.png)}")
     return 0
 

@@ -27,7 +27,8 @@ def _read_line(prompt: str) -> Optional[str]:
 def _game(args: argparse.Namespace) -> int:
     game = Game.new(args.players, args.points, args.seed)
     winner = game.play(_read_line, sys.stdout)
-    return 0 if winner is not None else 1
+    # a win or a 'quit' is an ordinary end; input that runs out mid-game is not
+    return 0 if winner is not None or game.quit_by is not None else 1
 
 
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:

@@ -23,11 +23,18 @@ from cubebot.render import ansi_net
 from cubebot.robot import Faults, RobotError
 from cubebot.solver import Solution, net
 from cubebot.solver.progress import Progress
-from cubebot.vision import Camera, Conditions, DeviceCamera, FolderCamera, SamplePoints
+from cubebot.vision import (
+    Camera,
+    Conditions,
+    DeviceCamera,
+    FolderCamera,
+    SamplePoints,
+    VisionError,
+)
 
 __all__ = ["register", "USER_ERRORS"]
 
-USER_ERRORS = (RobotError,)
+USER_ERRORS = (RobotError, VisionError)
 
 _CONDITIONS = {"ideal": Conditions.ideal, "moderate": Conditions.moderate,
                "harsh": Conditions.harsh, "rig": Conditions.fixed_rig}

@@ -15,10 +15,10 @@ from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
 from cubebot.solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
 from cubebot.solver.errors import NoSolutionError
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
-from cubebot.solver.solve import Solution
+from cubebot.solver.solution import Solution
 
-__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_SOFT_BUDGET", "SHORT_OPTIMAL_DEPTH",
-           "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP",
+__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET", "RETRY_WORK_BUDGET",
+           "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET", "COST_SLACK", "GODS_NUMBER", "PHASE2_CAP",
            "DEFAULT_PHASE2_CAP"]
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,12 @@ GODS_NUMBER = 20  # every 3x3 position is solvable in 20 half turns
 DEFAULT_GOAL = 20  # the default mode returns the first solution this short
 SHORT_OPTIMAL_DEPTH = 8  # positions this close to solved are always solved optimally
 DEFAULT_COST_BUDGET = 1.0  # seconds of collecting when a cost is given without a timeout
-DEFAULT_SOFT_BUDGET = 0.035  # processor seconds after which the default mode settles
+# search nodes after which the default mode settles (about 35 ms on one core of a 2020s
+# machine); counted in work, not time, so the same cube always gets the same answer
+DEFAULT_WORK_BUDGET = 25_000
+# the retry's budget for its first solution; only a tight max_length makes it matter (with
+# the loose bound a first solution comes within a few thousand nodes)
+RETRY_WORK_BUDGET = 100 * DEFAULT_WORK_BUDGET
 PHASE2_CAP = 12  # phase 2 is tried only this deep: deep ones cost much and gain little
 # the default mode's first search stops phase 2 one move sooner: a 12-move finish needs the
 # 11-move search of the same candidates to fail first, and on random cubes it makes the solves
@@ -116,9 +121,10 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     * default (no ``timeout``, ``optimal`` or ``cost``): two-phase search on six views of the
       cube (three axes, each also inverted); returns the first solution of at most 20 moves
       (or ``max_length``, if smaller), typically within ten milliseconds, else the best of
-      at most 21 moves found in 0.035 seconds of processor time. If there is none, the search
-      starts again accepting any length and returns the best found 0.035 processor seconds
-      after its first solution.
+      at most 21 moves found in a fixed budget of search work (DEFAULT_WORK_BUDGET nodes,
+      about 35 ms). If there is none, the search starts again accepting any length (up to
+      ``max_length``) and returns the best found within one more work budget after its first
+      solution. The budget counts work, not time, so the answer is the same on every run.
     * ``timeout=t``: keeps searching for ever shorter solutions until ``t`` seconds pass and
       returns the best found. Phase 2 is tried at most 12 moves deep; when no phase-2 search
       was cut short by that and the search runs out, the answer is proven optimal.
@@ -187,23 +193,24 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
     if collecting and deadline is None:
         deadline = _deadline(DEFAULT_COST_BUDGET)
     # the default mode looks only for solutions at most one move over the goal, for a while;
-    # that while is processor time, so a busy machine does not make the answers longer
-    soft = None if keep_going else time.process_time() + DEFAULT_SOFT_BUDGET
+    # that while is counted in search nodes, so a busy machine does not change the answer
+    soft = None if keep_going else DEFAULT_WORK_BUDGET
     search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
                             bound=loose if keep_going else min(goal + 1, loose),
-                            deadline=deadline, cpu_deadline=soft,
+                            deadline=deadline, work_limit=soft,
                             phase2_cap=PHASE2_CAP if keep_going else DEFAULT_PHASE2_CAP)
     best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
                           candidates)
     if best is None and not keep_going and (search.bound < loose or not search.exhausted) \
             and not (deadline is not None and time.perf_counter() > deadline):
-        # nothing that short in the soft budget (or the budget ran out before the search at
-        # the loose bound was done): take any length up to it, and improve on the first
-        # solution for one more soft budget
+        # nothing that short in the work budget (or the budget ran out before the search at
+        # the loose bound was done): take any length (within max_length), and improve on the
+        # first solution for one more work budget
         search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces, bound=loose,
-                                deadline=deadline, phase2_cap=PHASE2_CAP)
+                                deadline=deadline, work_limit=RETRY_WORK_BUDGET,
+                                phase2_cap=PHASE2_CAP)
         best = _run_two_phase(search, metric, max_length, goal, True, collecting, candidates,
-                              settle=DEFAULT_SOFT_BUDGET)
+                              settle=DEFAULT_WORK_BUDGET)
     proven = search.exhausted and not collecting
 
     if optimal and not proven:
@@ -231,12 +238,12 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
 
 def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int], goal: int,
                    keep_going: bool, collecting: bool, candidates: list[tuple[Move, ...]],
-                   settle: Optional[float] = None) -> Optional[tuple[Move, ...]]:
+                   settle: Optional[int] = None) -> Optional[tuple[Move, ...]]:
     """Return the shortest solution the search yields (also added to ``candidates``).
 
     Stops at the first solution within ``goal`` unless ``keep_going``; with ``collecting``
     keeps every solution up to COST_SLACK moves longer than the best; with ``settle``, stops
-    that many seconds after the first solution. Returns None when the deadline passed or the
+    after that many more search nodes once the first solution is in. Returns None when the deadline passed or the
     search ran out before any solution.
     """
     best: Optional[tuple[Move, ...]] = None
@@ -247,7 +254,7 @@ def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int
                 continue
             candidates.append(moves)
             if best is None and settle is not None:
-                search.cpu_deadline = time.process_time() + settle
+                search.work_limit = search.work + settle
             if best is None or htm(moves) < htm(best):
                 best = moves
                 log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)

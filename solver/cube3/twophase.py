@@ -110,18 +110,19 @@ class TwoPhaseSearch:
 
     ``bound`` is the longest total length still wanted; the caller lowers it as solutions come
     in (see :meth:`solutions`). ``deadline`` is wall-clock time (``time.perf_counter``);
-    ``cpu_deadline`` is processor time (``time.process_time``), a budget of work that does not
-    shrink when other programs share the processor. ``phase2_cap`` limits phase 2 to that many moves, which finds
+    ``work_limit`` is a budget of work, counted in search nodes expanded, so that the same cube
+    always gets the same answer however busy the machine is. ``phase2_cap`` limits phase 2 to that many moves, which finds
     a first solution sooner but gives up the proof that an exhausted search is optimal.
     """
 
     def __init__(self, cubies: CubieCube, views: tuple[View, ...], faces: str,
                  bound: int, deadline: Optional[float] = None,
-                 cpu_deadline: Optional[float] = None,
+                 work_limit: Optional[int] = None,
                  phase2_cap: Optional[int] = None) -> None:
         self.bound = bound
         self.deadline = deadline  # time.perf_counter() value
-        self.cpu_deadline = cpu_deadline  # time.process_time() value: a budget of work
+        self.work_limit = work_limit  # nodes expanded before SearchTimeout; None: no limit
+        self.work = 0  # nodes expanded so far
         self.phase2_cap = phase2_cap
         self.exhausted = False
         self._truncated = False
@@ -151,10 +152,10 @@ class TwoPhaseSearch:
         self._root_slice = coords.slice_sorted(ep) // N_SLICEPERM
 
     def _check_time(self) -> None:
-        """Raise SearchTimeout when the deadline or the CPU-time budget has passed."""
+        """Raise SearchTimeout when the deadline has passed or the work budget is spent."""
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise SearchTimeout
-        if self.cpu_deadline is not None and time.process_time() > self.cpu_deadline:
+        if self.work_limit is not None and self.work > self.work_limit:
             raise SearchTimeout
 
     # -- phase 1 -------------------------------------------------------------------------
@@ -170,6 +171,7 @@ class TwoPhaseSearch:
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield (view, path) of the phase-1 solutions that finish these nodes in ``left`` moves."""
+        self.work += len(view)
         self._check_time()
         if left == 0:
             yield view, path
@@ -244,6 +246,7 @@ class TwoPhaseSearch:
                  ud: np.ndarray, sp: np.ndarray, last: np.ndarray, path: np.ndarray, left: int
                  ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield (candidate, path) of the phase-2 finishes of exactly ``left`` moves."""
+        self.work += len(cand)
         self._check_time()
         if left == 0:
             yield cand, path

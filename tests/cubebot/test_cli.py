@@ -94,3 +94,14 @@ def test_no_command_prints_help_and_status_two(capsys: pytest.CaptureFixture[str
     status, _, err = run(capsys)
     assert status == 2
     assert "usage" in err
+
+
+def test_2x2_apply_turns_the_layer_the_user_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "apply", "L", "--size", "2")
+    left = out.splitlines()[0]
+    _, right, _ = run(capsys, "apply", "R", "--size", "2")
+    assert status == 0 and left != right.splitlines()[0]
+    # L brings B's stickers up into U's left column; U's right column stays U
+    assert left[0::2][:2] == "BB" and left[1::2][:2] == "UU"
+    # read back, it is the position L gives (the solver names it from the D-B-L corner)
+    assert Cube(left) == Cube.solved(2).apply("L")

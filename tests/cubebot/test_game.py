@@ -79,5 +79,22 @@ def test_game_runs_from_standard_input() -> None:
         input="hint\nquit\n", capture_output=True, text=True, timeout=60,
     )
     assert "Hint: the cube is" in result.stdout
+    assert "quit; the game ends" in result.stdout
+    assert result.returncode == 0
+
+
+def test_input_that_ends_mid_game_is_abandoned_with_status_1() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cubebot", "game", "--seed", "5"],
+        input="hint\n", capture_output=True, text=True, timeout=60,
+    )
     assert "abandoned" in result.stdout
     assert result.returncode == 1
+
+
+def test_rules_are_shown_at_the_start_and_on_help() -> None:
+    out = io.StringIO()
+    game = Game.new(seed=5)
+    game.play(feeder(["help", "quit"]), out)
+    assert out.getvalue().count("Rules:") == 2
+    assert game.quit_by is game.players[0] and game.winner is None

@@ -68,7 +68,7 @@ def test_max_length_below_the_optimum_raises() -> None:
 
 def test_unknown_option_is_refused_clearly() -> None:
     with pytest.raises(TypeError, match="no option"):
-        solve(Cube.solved(2), faces="URF")
+        solve(Cube.solved(2), cost=len)
 
 
 def test_quarter_turn_solution_prints_half_turns_as_one_move() -> None:
@@ -82,3 +82,27 @@ def test_load_tables_refuses_an_unknown_size() -> None:
 
     with pytest.raises(ValueError, match="size=4"):
         load_tables(4)
+
+
+def test_2x2_solves_with_only_the_three_faces_it_turns() -> None:
+    from cubebot.solver import solve
+
+    cube = Cube.random(2, 21)
+    solution = solve(cube, faces="URF")
+    assert {m.face.name for m in solution.moves} <= set("URF")
+    assert cube.apply(solution.moves).is_solved
+
+
+def test_2x2_faces_without_u_r_f_are_refused_with_the_reason() -> None:
+    from cubebot.solver import solve
+
+    with pytest.raises(ValueError, match="leaves out U, R, F"):
+        solve(Cube.random(2, 21), faces="DLB")
+
+
+def test_a_long_bad_move_string_is_shortened_in_the_message() -> None:
+    from cubebot.solver.notation import parse_moves
+
+    with pytest.raises(ValueError) as caught:
+        parse_moves("R " + "Q" * 100_000)
+    assert len(str(caught.value)) < 400 and "more)" in str(caught.value)

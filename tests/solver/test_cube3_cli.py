@@ -63,3 +63,16 @@ def test_impossible_length_is_a_one_line_error(capsys: pytest.CaptureFixture[str
 def test_bad_faces_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(capsys, "solve", Cube.random(3, 10).facelets, "--faces", "UR")
     assert status == 2 and "at least five" in err
+
+
+def test_optimal_cut_short_by_timeout_says_not_proven() -> None:
+    import subprocess
+    import sys
+
+    cube = Cube.random(3, 5)
+    done = subprocess.run([sys.executable, "-m", "cubebot", "solve", cube.facelets, "--optimal",
+                           "--timeout", "0.2", "--json"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0
+    assert '"optimal": false' in done.stdout
+    assert "not proven shortest" in done.stderr

@@ -98,6 +98,27 @@ def test_max_length_is_respected(seed: int) -> None:
     assert len(solution) <= 21 and cube.apply(solution.moves).is_solved
 
 
+def test_same_cube_gives_the_same_solution_while_the_processor_is_busy() -> None:
+    import threading
+
+    cube = Cube.random(3, 50)
+    quiet = solve(cube, max_length=21).moves
+    stop = threading.Event()
+
+    def burn() -> None:
+        while not stop.is_set():
+            sum(range(10_000))
+
+    busy = threading.Thread(target=burn)
+    busy.start()
+    try:
+        loaded = [solve(cube, max_length=21).moves for _ in range(2)]
+    finally:
+        stop.set()
+        busy.join()
+    assert loaded == [quiet, quiet]
+
+
 def test_impossible_max_length_raises_no_solution() -> None:
     cube = Cube.random(3, 7)
     with pytest.raises(NoSolutionError, match="max_length=5"):
@@ -222,13 +243,13 @@ def test_superflip_takes_twenty_moves_and_none_of_fourteen_or_fewer() -> None:
     assert OptimalSearch(cube.cubies).search(14) is None
 
 
-def test_max_length_holds_when_the_soft_budget_is_spent_at_once(
+def test_max_length_holds_when_the_work_budget_is_spent_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # a loaded machine spends the default mode's processor budget before any solution is
+    # a search that spends the default mode's work budget before any solution is
     # found: the answer must still come (from the search at the loose bound), not an error
     from cubebot.solver.cube3 import strategy
 
-    monkeypatch.setattr(strategy, "DEFAULT_SOFT_BUDGET", 0.0)
+    monkeypatch.setattr(strategy, "DEFAULT_WORK_BUDGET", 0)
     cube = Cube.random(3, 50)
     solution = solve(cube, max_length=21)
     assert len(solution) <= 21 and cube.apply(solution.moves).is_solved
