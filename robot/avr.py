@@ -3,13 +3,14 @@
 :class:`AvrRig` builds ``robot/firmware/avr`` with ``avr-gcc`` and its harness with ``gcc`` and
 libsimavr (once, into the cache folder), starts the harness, and serves the firmware on a pty at
 real time, as :class:`~cubebot.robot.simulator.SimulatedRig` serves the Python firmware. The
-harness writes every STEP pulse to a trace; :meth:`AvrRig.turns` reads it back as the face turns
-the motors made, the ground truth of what the rig did (the firmware itself does not know its
+harness traces the STEP/DIR pins (one JSON line per movement of one motor);
+:meth:`AvrRig.turns` reads it back as the face turns the motors made, the ground truth of what the rig did (the firmware itself does not know its
 cube). A reset is a restarted harness: the firmware's boot counter lives in a saved EEPROM.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Optional
+from typing import Any, Optional
 
 from cubebot.robot.errors import RigConnectionError
 from cubebot.robot.faults import Faults, FaultyLine
@@ -32,7 +33,6 @@ log = logging.getLogger(__name__)
 FIRMWARE_SOURCE = Path(__file__).resolve().parent / "firmware" / "avr"
 
 MICROSTEPS_PER_QUARTER = 50 * 16  # rig.h: STEPS_PER_QUARTER * MICROSTEPS
-_SLOT_GAP_US = 5000  # the firmware rests 15 ms after every turn: a gap this long ends a slot
 
 
 def toolchain_missing() -> Optional[str]:
@@ -81,7 +81,8 @@ class AvrRig:
     """The C firmware in simavr on a pty (see the module doc); use ``with AvrRig() as rig:``.
 
     ``faults`` put a faulty cable (:class:`~cubebot.robot.faults.FaultyLine`) between the
-    board and :attr:`port`; ``seed`` makes its faults repeatable.
+    board and :attr:`port`; ``seed`` makes its faults repeatable; ``trace`` keeps the pin
+    trace at that path (default: a temporary file, removed on :meth:`close`).
 
     Raises (from :meth:`start`):
         RigConnectionError: the toolchain is missing, the build failed, or the harness did not
@@ -89,13 +90,13 @@ class AvrRig:
     """
 
     def __init__(self, cube_size: int = 3, faults: Faults = Faults(),
-                 seed: Optional[int] = None) -> None:
+                 seed: Optional[int] = None, trace: Optional[Path] = None) -> None:
         self.cube_size = cube_size
         self.faults = faults
         self.seed = seed
         self._line: Optional[FaultyLine] = None
         self._dir = Path(tempfile.mkdtemp(prefix="cubebot-avr-"))
-        self.trace_path = self._dir / "steps.trace"
+        self.trace_path = Path(trace) if trace is not None else self._dir / "pins.jsonl"
         self.eeprom_path = self._dir / "eeprom.bin"
         self._process: Optional[subprocess.Popen[str]] = None
         self.port = ""
@@ -159,38 +160,46 @@ class AvrRig:
         self._stop_harness()
         shutil.rmtree(self._dir, ignore_errors=True)
 
+    def movements(self) -> list[dict[str, Any]]:
+        """Return the trace so far: one dict per movement of one motor (see the harness)."""
+        if not self.trace_path.exists():
+            return []
+        found = []
+        for line in self.trace_path.read_text().splitlines():
+            try:
+                found.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line still being written
+        return found
+
     def turns(self) -> AvrTurns:
         """Return the turns the motors made so far, from the trace of STEP pulses."""
-        text = self.trace_path.read_text() if self.trace_path.exists() else ""
-        groups: list[dict[tuple[int, int], int]] = []
-        last: Optional[int] = None
-        for line in text.splitlines():
-            fields = line.split()
-            if len(fields) != 3:
-                continue  # a line still being written
-            at, motor, direction = (int(x) for x in fields)
-            if last is None or at - last > _SLOT_GAP_US:
-                groups.append({})  # the rest after a turn: a new slot begins
-            groups[-1][(motor, direction)] = groups[-1].get((motor, direction), 0) + 1
-            last = at
+        movements = self.movements()
         slots: list[tuple[Move, ...]] = []
         cut = False
-        for group in groups:
-            slot, whole = _slot_of(group)
-            if slot:
-                slots.append(slot)
-            cut = cut or not whole
+        group: list[dict[str, Any]] = []
+        for movement in sorted(movements, key=lambda m: m["start_us"]) + [None]:
+            if movement is not None and group and \
+                    movement["start_us"] <= max(m["end_us"] for m in group):
+                group.append(movement)  # overlaps the slot in progress: turned together
+                continue
+            if group:
+                slot, whole = _slot_of(group)
+                if slot:
+                    slots.append(slot)
+                cut = cut or not whole
+            group = [movement] if movement is not None else []
         return AvrTurns(tuple(slots), cut)
 
 
-def _slot_of(steps: dict[tuple[int, int], int]) -> tuple[tuple[Move, ...], bool]:
-    """Return the whole turns in one slot's step counts, and whether every turn was whole."""
+def _slot_of(group: list[dict[str, Any]]) -> tuple[tuple[Move, ...], bool]:
+    """Return the whole turns of one slot's movements, and whether every turn was whole."""
     moves: list[Move] = []
     whole = True
-    for (motor, direction), count in sorted(steps.items()):
-        quarters, rest = divmod(count, MICROSTEPS_PER_QUARTER)
+    for movement in sorted(group, key=lambda m: FACE_LETTERS.index(m["motor"])):
+        quarters, rest = divmod(abs(int(movement["steps"])), MICROSTEPS_PER_QUARTER)
         whole = whole and rest == 0
         if quarters:
-            suffix = "2" if quarters == 2 else ("'" if direction else "")
-            moves.extend(parse_moves(FACE_LETTERS[motor] + suffix))
+            suffix = "2" if quarters == 2 else ("'" if movement["steps"] < 0 else "")
+            moves.extend(parse_moves(movement["motor"] + suffix))
     return tuple(moves), whole

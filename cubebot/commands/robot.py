@@ -8,6 +8,7 @@ import json
 import shlex
 import sys
 import threading
+from pathlib import Path
 from typing import Optional
 
 from cubebot.commands import summary
@@ -41,6 +42,8 @@ def _rig_sim(args: argparse.Namespace) -> int:
     faults = Faults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
                     delay=args.delay)
     # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
+    if args.trace and not args.avr:
+        raise ValueError("--trace goes with --avr: the Python rig keeps its own record")
     with interrupts_raise():
         if args.avr:
             return _serve_avr(args, faults)
@@ -59,7 +62,7 @@ def _serve_avr(args: argparse.Namespace, faults: Faults) -> int:
     if args.facelets or args.time_scale != 1.0 or args.rig != "six-motor":
         raise ValueError("--avr runs the real firmware: it has no --facelets, --time-scale or "
                          "--rig (its geometry is in robot/firmware/avr/rig.h)")
-    with AvrRig(cube_size=args.size, faults=faults, seed=args.seed) as avr:
+    with AvrRig(cube_size=args.size, faults=faults, seed=args.seed, trace=args.trace) as avr:
         print(avr.port, flush=True)
         print(f"the AVR firmware (ATmega2560) in simavr at real time; STEP pulses traced to "
               f"{avr.trace_path}. Ctrl-C stops it.", file=sys.stderr, flush=True)
@@ -188,6 +191,8 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--avr", action="store_true",
                    help="run the real C firmware for the ATmega2560 in simavr instead "
                         "(needs gcc-avr, avr-libc, libsimavr-dev)")
+    p.add_argument("--trace", type=Path, metavar="FILE",
+                   help="with --avr: write the STEP/DIR pin trace here (JSON lines)")
     p.set_defaults(func=_rig_sim)
 
     p = commands.add_parser("stream", help=summary("stream"),

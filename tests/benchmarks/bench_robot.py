@@ -12,6 +12,9 @@ against the rig's planned time, retransmitted frames, waits for a full queue, an
 or repeated (compared frame by frame with the plan; must be 0). Then ``--handshakes``
 handshakes on the same noisy line, counting successes.
 
+Part 1c streams the same way through the C firmware for the ATmega2560 running in simavr
+(``robot/firmware/avr``), beside the Python rig, reading what the motors did from the pins.
+
 Part 2 solves random cubes three ways and plans each solution on the six-motor rig: the 3x3
 solver's cost-aware choice (``cost=rig_time``), its plain shortest solution within the same
 budget, and the ``kociemba`` package (from the ``bench`` extra). Target: cost-aware solutions
@@ -89,6 +92,45 @@ def real_timing_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
     return rows
 
 
+def avr_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
+    """Return rows for the C firmware in simavr (real timing, every fault on), beside Python's.
+
+    Each seed streams ``count`` random moves to both rigs; what the AVR's motors did is read
+    from its STEP/DIR pins.
+    """
+    from cubebot.robot.avr import AvrRig, toolchain_missing
+
+    missing = toolchain_missing()
+    if missing:
+        return [("avr", f"not available: {missing}", "", "", "")]
+    rows = []
+    for kind in ("python", "avr"):
+        moves_done, seconds, resent, wrong = 0, 0.0, 0, 0
+        for seed in range(seeds):
+            rng = random.Random(200 + seed)
+            moves = [rng.choice(FACE_MOVES) for _ in range(count)]
+            start = Cube.random(3, seed=seed)
+            if kind == "avr":
+                with AvrRig(faults=NOISY, seed=seed) as avr:
+                    with Rig(avr.port) as rig:
+                        report = rig.stream(moves)
+                    made = avr.turns().moves
+            else:
+                with SimulatedRig(facelets=start.facelets, faults=NOISY, seed=seed) as sim:
+                    with Rig(sim.port) as rig:
+                        report = rig.stream(moves)
+                    made = [m for slot in sim.executed for m in slot.moves]
+            moves_done += report.sent
+            seconds += report.seconds
+            resent += report.retransmits
+            wrong += start.apply(made) != start.apply(moves)
+            print(f"\r  {kind} seed {seed + 1}/{seeds}", end="", file=sys.stderr, flush=True)
+        rows.append((kind, f"{moves_done / seconds:.2f}", str(resent), f"{seeds - wrong}/{seeds}",
+                     f"{seconds:.0f} s"))
+    print(file=sys.stderr)
+    return rows
+
+
 def handshake_row(count: int) -> tuple[str, ...]:
     """Return successes, mean and slowest time of ``count`` handshakes on the noisy line."""
     from cubebot.robot import RobotError
@@ -158,6 +200,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20, help="seeds at real motor timing")
     parser.add_argument("--real-moves", type=int, default=60, help="moves per real-timing run")
     parser.add_argument("--handshakes", type=int, default=200, help="handshakes, all faults on")
+    parser.add_argument("--avr-seeds", type=int, default=5,
+                        help="seeds through the AVR firmware in simavr (0 skips it)")
     parser.add_argument("--skip-solver", action="store_true", help="only the streaming part")
     args = parser.parse_args()
 
@@ -171,6 +215,12 @@ def main() -> None:
     print(table(("run", "moves/s", "planned/actual time", "retransmits", "queue waits",
                  "lost moves", "repeated moves"),
                 real_timing_rows(args.seeds, args.real_moves)))
+    if args.avr_seeds:
+        print()
+        print(f"The ATmega2560 firmware in simavr beside the Python rig, real timing, "
+              f"{args.real_moves} moves x {args.avr_seeds} seeds, every fault on")
+        print(table(("rig", "moves/s", "retransmits", "exact on the pins / rig", "time"),
+                    avr_rows(args.avr_seeds, args.real_moves)))
     print()
     print(f"Handshakes on the same noisy line ({args.handshakes} fresh rigs)")
     print(table(("successes", "mean", "slowest"), [handshake_row(args.handshakes)]))

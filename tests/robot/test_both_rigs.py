@@ -153,3 +153,26 @@ def test_avr_firmware_fits_the_board() -> None:
     assert section[".text"] + section.get(".data", 0) < 256 * 1024  # flash
     assert section.get(".data", 0) + section.get(".bss", 0) < 6 * 1024  # of 8 KB SRAM
     assert os.path.getsize(elf.with_suffix(".hex")) > 0
+
+
+@pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
+def test_sixty_moves_on_a_noisy_line_come_out_on_the_pins_as_the_expected_cube() -> None:
+    from cubebot.solver import Cube
+
+    moves = random_moves(60, seed=45)
+    start = Cube.random(3, 45)
+    with AvrRig(faults=NOISY, seed=45) as avr:
+        with Rig(avr.port) as rig:
+            rig.stream(moves)
+        turns = avr.turns()
+        movements = avr.movements()
+    assert not turns.cut_short
+    assert start.apply(turns.moves) == start.apply(moves)  # what the motors did is the job
+    # rates stay within the firmware's cruise rate (rig.h: STEP_RATE_HZ = 8000)
+    assert max(m["peak_sps"] for m in movements) <= 8000 * 1.05
+    # only opposite faces ever turn at the same time
+    opposite = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
+    for a in movements:
+        for b in movements:
+            if a is not b and a["start_us"] < b["end_us"] and b["start_us"] < a["end_us"]:
+                assert opposite[a["motor"]] == b["motor"], (a, b)

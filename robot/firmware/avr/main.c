@@ -313,11 +313,18 @@ static void boot(void) {
 int main(void) {
     static char frame[FRAME_MAX + 1];
     uint8_t len = 0, inside = 0;
+    uint16_t blink = 0;
     boot();
     uart_init();
     motion_init();
+    DDRB |= (1 << PB7);                         /* the Mega's LED (D13) */
     sei();
     for (;;) {
+        /* the LED: on while the motors turn, blinking while emergency-stopped */
+        if (estopped ? (++blink & 0x4000) : motion_length() != 0)
+            PORTB |= (1 << PB7);
+        else
+            PORTB &= (uint8_t)~(1 << PB7);
         if (estop_pending) {
             char body[64], tail[40];
             estop_pending = 0;

@@ -4,9 +4,10 @@
  *
  * The first line printed is the pty's path: give it to `cubebot stream --port`. The AVR's
  * UART0 is joined to the pty (bytes from the host are fed only while the UART's receive FIFO
- * has room), simulated time is held to the wall clock, and every rising edge of a STEP pin is
- * written to the trace as "<microseconds> <motor 0..5> <direction 0|1>", the ground truth of
- * what the motors did. The EEPROM (where the firmware counts its boots) is read from and saved
+ * has room), simulated time is held to the wall clock, and the STEP/DIR pins are traced: one
+ * JSON line per movement of one motor, {"motor": "R", "steps": -800, "start_us", "end_us",
+ * "peak_sps"} (signed microsteps, + clockwise seen from the face; simulated microseconds; the
+ * fastest rate over 32 pulses), written from the pins, never from the firmware's account. The EEPROM (where the firmware counts its boots) is read from and saved
  * to --eeprom, so a restarted harness is a reset rig with a new boot id. SIGTERM or SIGINT
  * saves the EEPROM and ends the harness.
  */
@@ -71,17 +72,68 @@ static void uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param) {
     uart_room = 0;
 }
 
+/* one motor's movement as seen on its pins: consecutive STEP pulses, no gap over GAP_US */
+#define GAP_US 5000ULL
+#define PEAK_WINDOW 32
+typedef struct {
+    int open;
+    long steps;                      /* signed: + clockwise seen from the face (DIR low) */
+    unsigned long long start_us, last_us;
+    unsigned long long window[PEAK_WINDOW];  /* times of the last pulses, for the peak rate */
+    unsigned count;
+    double peak_sps;
+} movement_t;
+static movement_t moves[6];
+static const char FACES[] = "URFDLB";
+
+static void flush_movement(int m) {
+    movement_t *mv = &moves[m];
+    if (!mv->open)
+        return;
+    if (trace)
+        fprintf(trace, "{\"motor\": \"%c\", \"steps\": %ld, \"start_us\": %llu, "
+                       "\"end_us\": %llu, \"peak_sps\": %.0f}\n",
+                FACES[m], mv->steps, mv->start_us, mv->last_us, mv->peak_sps);
+    mv->open = 0;
+}
+
 static void step_pins(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq; (void)param;
     uint8_t rising = (uint8_t)(value & ~last_step) & 0x3F;
     last_step = (uint8_t)value;
-    if (!rising || !trace)
+    if (!rising)
         return;
     uint8_t dir = avr->data[0x28];                 /* PORTC: the DIR pins */
     unsigned long long us = avr->cycle / (avr->frequency / 1000000ULL);
+    for (int m = 0; m < 6; m++) {
+        movement_t *mv = &moves[m];
+        if (mv->open && us - mv->last_us > GAP_US)
+            flush_movement(m);                     /* this motor rested: its move ended */
+        if (!(rising & (1 << m)))
+            continue;
+        if (!mv->open) {
+            memset(mv, 0, sizeof *mv);
+            mv->open = 1;
+            mv->start_us = us;
+        }
+        mv->steps += ((dir >> m) & 1) ? -1 : 1;
+        mv->window[mv->count % PEAK_WINDOW] = us;
+        mv->count++;
+        if (mv->count > PEAK_WINDOW) {
+            unsigned long long oldest = mv->window[mv->count % PEAK_WINDOW];
+            double sps = (double)PEAK_WINDOW * 1e6 / (double)(us - oldest + 1);
+            if (sps > mv->peak_sps)
+                mv->peak_sps = sps;
+        }
+        mv->last_us = us;
+    }
+}
+
+static void flush_rested(void) {
+    unsigned long long us = avr->cycle / (avr->frequency / 1000000ULL);
     for (int m = 0; m < 6; m++)
-        if (rising & (1 << m))
-            fprintf(trace, "%llu %d %d\n", us, m, (dir >> m) & 1);
+        if (moves[m].open && us - moves[m].last_us > GAP_US)
+            flush_movement(m);
 }
 
 static void eeprom_io(const char *path, int save) {
@@ -181,11 +233,14 @@ int main(int argc, char **argv) {
             if (got == 1)
                 avr_raise_irq(uart_in, byte);
         }
+        flush_rested();
         double ahead = (double)avr->cycle / avr->frequency - (now_seconds() - start);
         if (ahead > 0.0005)
             usleep((useconds_t)(ahead * 1e6));
     }
     eeprom_io(eeprom_path, 1);
+    for (int m = 0; m < 6; m++)
+        flush_movement(m);
     if (trace)
         fclose(trace);
     return 0;
