@@ -88,6 +88,23 @@ class Conditions:
         return cls(shading=0.1, glare=0.0, blur=0.7, noise=3.0, tilt=0.0, roll=0.0, wander=0.0,
                    clutter=30)
 
+    @classmethod
+    def named(cls, name: str) -> "Conditions":
+        """Return the conditions of one of :data:`CONDITION_NAMES` (the command line's words).
+
+        Raises:
+            ValueError: another name (the message lists the names).
+        """
+        makers = {"ideal": cls.ideal, "default": cls, "moderate": cls.moderate,
+                  "harsh": cls.harsh, "rig": cls.fixed_rig}
+        if name not in makers:
+            raise ValueError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
+        return makers[name]()
+
+
+#: The one vocabulary of synthetic light and pose, for every command that takes --conditions.
+CONDITION_NAMES = ("ideal", "default", "moderate", "harsh", "rig")
+
 
 def kelvin_to_rgb(temperature: float) -> np.ndarray:
     """Return the RGB gain (3,) of light at a colour temperature, 1.0 for all at 6500 K.

@@ -31,13 +31,12 @@ from cubebot.vision import (
     SamplePoints,
     VisionError,
 )
+from cubebot.vision.synthetic import CONDITION_NAMES
 
 __all__ = ["register", "USER_ERRORS"]
 
 USER_ERRORS = (RobotError, VisionError)
 
-_CONDITIONS = {"ideal": Conditions.ideal, "moderate": Conditions.moderate,
-               "harsh": Conditions.harsh, "rig": Conditions.fixed_rig}
 
 
 class TerminalListener:
@@ -98,7 +97,7 @@ def _demo(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"cubebot demo: a virtual {args.size}x{args.size} (seed {args.seed}), synthetic "
               f"camera ({args.conditions} light), simulated rig {args.rig!r} on a pseudo-terminal")
-    report = run_demo(args.size, args.seed, conditions=_CONDITIONS[args.conditions](),
+    report = run_demo(args.size, args.seed, conditions=Conditions.named(args.conditions),
                       rig=args.rig, output=args.output, budget=args.budget, faults=faults,
                       time_scale=args.speed, listener=listener)
     return _finish(report, args)
@@ -161,7 +160,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                     "pseudo-terminal to the simulated rig, and check that it ends solved.")
     p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
     p.add_argument("--seed", type=int, default=1, help="scramble and picture seed (default 1)")
-    p.add_argument("--conditions", choices=sorted(_CONDITIONS), default="moderate",
+    p.add_argument("--conditions", choices=CONDITION_NAMES, default="moderate",
                    help="light and pose of the synthetic camera (default moderate)")
     p.add_argument("--rig", default="six-motor", help="rig model name or JSON file")
     p.add_argument("--output", default="demo-output", help="folder for the pictures")

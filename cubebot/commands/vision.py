@@ -31,17 +31,13 @@ from cubebot.vision.errors import NoDisplayError
 from cubebot.vision.overlay import write_failure_pictures
 from cubebot.vision.sample_points import default_sample_points_path
 from cubebot.vision.scan import AUTO, FaceScan
+from cubebot.vision.synthetic import CONDITION_NAMES
 
 __all__ = ["register", "USER_ERRORS"]
 
 #: Errors the command line prints as one line (camera missing, no grid, scan not a cube, ...).
 USER_ERRORS = (VisionError,)
 
-_CONDITIONS = ("ideal", "default", "moderate", "harsh")
-
-
-def _conditions(name: str) -> Conditions:
-    return Conditions() if name == "default" else getattr(Conditions, name)()
 
 
 def _profile_choice(args: argparse.Namespace) -> object:
@@ -117,7 +113,7 @@ def _scan(args: argparse.Namespace) -> int:
         seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
         cube = Cube.random(fixed_size, seed=seed)
         truth = cube.facelets
-        camera = SyntheticCamera(cube, seed=seed, conditions=_conditions(args.conditions))
+        camera = SyntheticCamera(cube, seed=seed, conditions=Conditions.named(args.conditions))
         extra.update({"seed": seed, "truth": truth})
     with camera:
         try:
@@ -191,7 +187,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                    help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
                         "scan and --synthetic take 3)")
     p.add_argument("--seed", type=int, help="scramble and picture seed for --synthetic")
-    p.add_argument("--conditions", choices=_CONDITIONS, default="moderate",
+    p.add_argument("--conditions", choices=CONDITION_NAMES, default="moderate",
                    help="light and pose of the virtual camera (default moderate)")
     p.add_argument("--backend", help="OpenCV capture backend for --camera (v4l2, dshow, msmf, ...)")
     p.add_argument("--sample-points", metavar="PATH",

@@ -105,3 +105,17 @@ def test_2x2_apply_turns_the_layer_the_user_typed(capsys: pytest.CaptureFixture[
     assert left[0::2][:2] == "BB" and left[1::2][:2] == "UU"
     # read back, it is the position L gives (the solver names it from the D-B-L corner)
     assert Cube(left) == Cube.solved(2).apply("L")
+
+
+def test_scan_and_demo_share_one_conditions_vocabulary() -> None:
+    import argparse
+
+    from cubebot.cli import build_parser
+    from cubebot.vision.synthetic import CONDITION_NAMES, Conditions
+
+    commands = next(a for a in build_parser()._actions
+                    if isinstance(a, argparse._SubParsersAction))
+    for name in ("scan", "demo"):
+        option = next(a for a in commands.choices[name]._actions if "--conditions" in a.option_strings)
+        assert tuple(option.choices) == CONDITION_NAMES, name
+    assert all(isinstance(Conditions.named(n), Conditions) for n in CONDITION_NAMES)

@@ -176,3 +176,22 @@ def test_sixty_moves_on_a_noisy_line_come_out_on_the_pins_as_the_expected_cube()
         for b in movements:
             if a is not b and a["start_us"] < b["end_us"] and b["start_us"] < a["end_us"]:
                 assert opposite[a["motor"]] == b["motor"], (a, b)
+
+
+def test_resume_of_another_job_is_refused_and_moves_nothing(
+        make_rig: Callable[..., RigUnderTest]) -> None:
+    from cubebot.robot import NoJobError
+
+    moves = random_moves(16, seed=46)
+    under = make_rig()
+    with Rig(under.port) as rig:
+        def interrupt(done: int, total: int) -> None:
+            if done >= 3:
+                raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt):
+            rig.stream(moves, progress=interrupt)
+        rig.stop()
+        before = made_slots(under)
+        with pytest.raises(NoJobError, match="nothing was sent"):
+            rig.resume_job(random_moves(16, seed=47))
+        assert made_slots(under) == before
