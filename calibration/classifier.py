@@ -37,15 +37,16 @@ from cubebot.calibration.errors import (
     NotFittedError,
     SchemeError,
 )
-from cubebot.calibration.pieces import label_pieces, piece_tables
+from cubebot.calibration.pieces import label_pieces, loose_labelling, piece_tables
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.cube import Cube
-from cubebot.solver.errors import FaceletError, ImpossibleCubeError
+from cubebot.solver.errors import FaceletError, FlippedEdgeError, ParityError, TwistedCornerError
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ColourClassifier", "Classification", "classify"]
+__all__ = ["ColourClassifier", "Classification", "classify", "sticker_confidence",
+           "ACCEPT_CONFIDENCE"]
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +57,16 @@ _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none,
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
-_SEPARATION_LIMIT = 8.0  # weighted-Lab distance under which two colour groups are one colour
-_REPAIR_MARGIN = 4.0  # cost gap (twice a log-likelihood ratio, so e^2) a repaired sticker needs
-_SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size halves the confidence
+_SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size makes its sticker count a fifth
+_ACCEPT_GAP = 10.0  # cost gap every sticker needs at a calm scatter (see sticker_confidence)
+_BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
+_CALM_SCALE = _SCALE_RANGE[0]  # the scatter of a clean scan; more scatter asks for more gap
+_SCATTER_POWER = 0.75  # ... growing as (scatter / calm) ** this
+
+_NAMED_MAX = 8  # doubtful stickers named at most (the weakest first)
+
+#: the one rule: a cube is accepted only when every sticker's confidence reaches this
+ACCEPT_CONFIDENCE = 0.99
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,13 @@ class Classification:
     """A scan read as a valid cube.
 
     ``facelets`` is always a real cube in face letters URFDLB (a 2x2 normalised by its DBL
-    corner); ``confidence`` (one per sticker, 0..1) says how sure each reading is; ``margin`` is
-    the cost gap to the cheapest different valid reading (0 = a tie, above ~5 = clear).
-    ``overruled`` lists the stickers (facelet indices) whose own clear reading the cube's rules
-    overruled -- a glare spot, a misread sample, or a picture taken turned; a scanner choosing
-    between readings (turned pictures, re-shots) should prefer the one with fewest.
+    corner); ``confidence`` (one per sticker, 0..1) is the calibrated probability that the
+    sticker reads right (:func:`sticker_confidence`), at least :data:`ACCEPT_CONFIDENCE` for
+    every sticker of an accepted cube; ``margin`` is the cost gap to the cheapest different
+    valid reading (0 = a tie). ``overruled`` lists the stickers (facelet indices) whose own
+    clear reading the cube's rules overruled -- a glare spot, a misread sample, or a picture
+    taken turned; a scanner choosing between readings (turned pictures, re-shots) should prefer
+    the one with fewest.
     """
 
     facelets: str
@@ -196,7 +206,7 @@ class ColourClassifier(BaseEstimator):
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
             cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
             reading = self._read(cost)
-            read_with = (gains, scale)
+            read_with = (cost, gains, scale)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -204,8 +214,9 @@ class ColourClassifier(BaseEstimator):
             gains = self._face_gains(balanced, labels, faces_of)
         self.n_iter_ = iteration
         labels, class_of_face, total, margin, sticker_margin = reading
-        self._finish(features, distance, labels, class_of_face, total, margin, sticker_margin,
-                     *read_with, spread_rgb, prior)
+        cost, gains, scale = read_with
+        self._finish(features, distance, cost, labels, class_of_face, total, margin,
+                     sticker_margin, gains, scale)
         return self
 
     def predict(self, X: object) -> np.ndarray:
@@ -359,16 +370,17 @@ class ColourClassifier(BaseEstimator):
         return gains / np.exp(np.log(gains).mean(axis=0))
 
     def _check_doubt(self, features: np.ndarray, labels: np.ndarray, assigned: np.ndarray,
-                     nearest: np.ndarray, scale: float, prior: Optional[np.ndarray]) -> None:
-        """Raise DoubtfulStickersError when the best valid reading is not good enough.
+                     nearest: np.ndarray, scale: float) -> None:
+        """Raise DoubtfulStickersError when the scan is not a cube's colours at all.
 
-        Three signs: the samples do not gather into six tight groups (a scatter no real scan
-        shows: random colours, sample points off the stickers); two of the six groups share
-        one colour (a grey or washed-out scan, red and orange under a light that makes them
-        one); or the valid reading overrules many stickers' own clear readings (a face scanned
-        twice or turned). A few overruled stickers (a glare spot, one misread sample) are
-        repaired and reported through ``overruled`` and a low confidence instead, since the
-        cube's rules leave only one reading for them.
+        Two signs: the samples do not gather into six tight groups (a scatter no real scan
+        shows: random colours, sample points off the stickers); or the valid reading overrules
+        many stickers' own clear readings (a face scanned twice or turned). A few overruled
+        stickers (a glare spot, one misread sample) are repaired and reported through
+        ``overruled`` when the cube's rules leave only one reading for them. Two colours that
+        look alike (white and yellow washed out, red and orange under a warm lamp) are not a
+        sign by themselves: the cube's rules decide them jointly, and the confidence rule
+        refuses only when more than one real cube stays plausible.
         """
         forced = 0.5 * (assigned - nearest)
         if scale > _SCATTER_LIMIT:
@@ -377,21 +389,6 @@ class ColourClassifier(BaseEstimator):
                 worst, self.size,
                 f"the colours do not form six groups (scatter {scale:.1f} Lab units; a scan is "
                 f"usually under {_SCATTER_LIMIT:.0f})"
-            )
-        refs = np.array([features[labels == c].mean(axis=0) for c in range(6)])
-        apart = np.sqrt(((refs[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1))
-        apart[np.diag_indices(6)] = np.inf
-        first, second = np.unravel_index(int(apart.argmin()), apart.shape)
-        limit = _SEPARATION_LIMIT
-        if prior is not None:
-            # a profile learnt this cube under this light: trust it down to half its own gap
-            limit = min(limit, 0.5 * float(np.linalg.norm(prior[first] - prior[second])))
-        if apart[first, second] < limit:
-            raise DoubtfulStickersError(
-                np.nonzero((labels == first) | (labels == second))[0], self.size,
-                f"two of the six colours look the same ({apart[first, second]:.1f} Lab units "
-                f"apart; real cubes show at least {limit:.0f}) -- better light, or a "
-                "colour profile (`cubebot calibrate colours`), will tell them apart"
             )
         limit = self.max_overruled if self.max_overruled is not None else len(assigned) // 8
         overruled = np.nonzero(forced > _FORCED_LIMIT)[0]
@@ -402,73 +399,121 @@ class ColourClassifier(BaseEstimator):
                 f"there (at most {limit} can be repaired)"
             )
 
-    def _check_repair(self, nearest: np.ndarray, face_of_class: np.ndarray,
-                      overruled: np.ndarray, gaps: np.ndarray) -> None:
-        """Refuse a reading that overrules clear stickers unless the cube's rules force it.
+    def _check_broken(self, cost: np.ndarray, labels: np.ndarray, class_of_face: np.ndarray,
+                      total: float, scale: float) -> np.ndarray:
+        """Return per sticker the gap to "this cube is broken"; raise when it clearly is.
 
-        The stickers read on their own (each its nearest colour) may already make a complete
-        facelet string: then the cube's rules did not force the repair. If that string is a
-        cube no turning reaches, the cube itself is broken (:class:`BrokenCubeError` names
-        the problem); otherwise the repair changed one real cube into another, and which one
-        the camera saw cannot be told. And when another real cube that reads these stickers
-        differently costs less than ``_REPAIR_MARGIN`` more (``gaps``, per overruled sticker),
-        the rules leave more than one real cube: the repair is a guess, so it is refused.
+        The cheapest labelling by whole real pieces with the turning rules left free (twist,
+        flip, parity: :func:`loose_labelling`) is compared with the best real cube. When the
+        real cube costs more by at least the gap the confidence rule asks of a reading, the
+        stickers were read right and the cube itself is broken: a corner twisted in place, an
+        edge flipped, two pieces swapped (a cube reassembled, a corner popped). The error
+        gives the cube's own verdict and names the pieces the two readings disagree on. Short
+        of that, a broken cube is one more rival reading (at a prior cost: one scan in a
+        hundred shows a broken cube) and the stickers it reads otherwise get its gap.
 
         Raises:
-            BrokenCubeError, DoubtfulStickersError: as above.
+            BrokenCubeError: as above.
+        """
+        gap = np.full(len(labels), np.inf)
+        if self.size == 3:
+            loose, loose_total = loose_labelling(cost, 3)
+        else:  # a 2x2's colour classes may sit on the faces in any layout
+            layouts, allowed = _layouts()
+            tries = [loose_labelling(cost[:, layout], 2) for layout in layouts]
+            totals = [t + (0.0 if ok else _SCHEME_PENALTY) for (_, t), ok in zip(tries, allowed)]
+            best = int(np.argmin(totals))
+            class_of_face = layouts[best]
+            loose, loose_total = tries[best][0], totals[best]
+        differs = class_of_face[loose] != labels
+        if not differs.any():
+            return gap
+        if total - loose_total < _required_gap(scale):
+            gap[differs] = loose_total + _BROKEN_PRIOR - total
+            return gap
+        letters = "".join(FACE_LETTERS[f] for f in loose)
+        try:
+            Cube(letters, size=self.size)
+        except (TwistedCornerError, FlippedEdgeError, ParityError) as err:
+            per_face = self.size * self.size
+            pieces = [p for p in (*corner_facelets(self.size),
+                                  *(edge_facelets() if self.size == 3 else ()))
+                      if differs[list(p)].any()]
+            names = ", ".join("-".join(FACE_LETTERS[i // per_face] for i in p) for p in pieces)
+            raise BrokenCubeError([i for p in pieces for i in p], self.size,
+                                  f"{err} (the pieces at {names} read otherwise in a real cube)"
+                                  ) from err
+        except FaceletError:
+            pass
+        gap[differs] = loose_total + _BROKEN_PRIOR - total
+        return gap
+
+    def _check_repair(self, nearest: np.ndarray, face_of_class: np.ndarray,
+                      overruled: np.ndarray) -> None:
+        """Refuse a reading that overrules clear stickers whose own reading is a real cube.
+
+        Then the cube's rules did not force the repair: it changed one real cube into another,
+        and which one the camera saw cannot be told.
+
+        Raises:
+            DoubtfulStickersError: as above.
         """
         own = "".join(FACE_LETTERS[face_of_class[c]] for c in nearest)
         try:
             Cube(own, size=self.size)
-        except ImpossibleCubeError as err:
-            raise BrokenCubeError(overruled, self.size, str(err)) from err
         except FaceletError:
-            pass  # the stickers alone are not a cube (counts, centres): the rules must repair
-        else:
-            raise DoubtfulStickersError(
-                overruled, self.size,
-                "the stickers read on their own make a real cube, but the best reading "
-                "overrules them")
-        if float(gaps.min()) < _REPAIR_MARGIN:
-            raise DoubtfulStickersError(
-                overruled, self.size,
-                "their colours fit no real cube, and more than one real cube comes close "
-                f"(the runner-up is {float(gaps.min()):.1f} cost units behind; a repair needs "
-                f"{_REPAIR_MARGIN:.0f})")
+            return  # the stickers alone are not a cube: the rules' repair stands
+        raise DoubtfulStickersError(
+            overruled, self.size,
+            "the stickers read on their own make a real cube, but the best reading overrules them")
 
-    def _finish(self, features: np.ndarray, distance: np.ndarray, labels: np.ndarray,
-                class_of_face: np.ndarray, total: float, margin: float,
-                sticker_margin: np.ndarray, gains: np.ndarray, scale: float,
-                spread_rgb: Optional[np.ndarray],
-                prior: Optional[np.ndarray]) -> None:
-        """Check the reading, normalise it through :class:`Cube`, and store the fit's results."""
+    def _finish(self, features: np.ndarray, distance: np.ndarray, cost: np.ndarray,
+                labels: np.ndarray, class_of_face: np.ndarray, total: float, margin: float,
+                sticker_margin: np.ndarray, gains: np.ndarray, scale: float) -> None:
+        """Check the reading, apply the confidence rule, and store the fit's results.
+
+        Raises:
+            DoubtfulStickersError: a sign of a bad scan (see :meth:`_check_doubt`), or a sticker
+                under :data:`ACCEPT_CONFIDENCE` (the error names each with what it was read as
+                and what else it could be).
+            BrokenCubeError: the stickers' own colours show a cube no turning reaches.
+        """
         n = len(labels)
         face_of_class = np.empty(6, dtype=np.intp)
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
-        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale, prior)
+        sticker_margin = np.minimum(
+            sticker_margin, self._check_broken(cost, labels, class_of_face, total, scale))
+        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         if len(overruled):
-            self._check_repair(distance.argmin(axis=1), face_of_class, overruled,
-                               sticker_margin[overruled])
+            self._check_repair(distance.argmin(axis=1), face_of_class, overruled)
         letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
         facelets = Cube(letters, size=self.size).facelets
+        # a 2x2 is re-lettered by its DBL corner: the same stickers, other letters
+        letter_of_class = {int(c): facelets[i] for i, c in enumerate(labels)}
+        confidence = sticker_confidence(sticker_margin, scale)
+        doubtful = np.nonzero(confidence < ACCEPT_CONFIDENCE)[0]
+        if len(doubtful):
+            # name the weakest group (the stickers a rival cube reads otherwise), not every one
+            weakest = float(sticker_margin[doubtful].min())
+            doubtful = doubtful[sticker_margin[doubtful] <= weakest + 0.25 * _required_gap(scale)]
+            doubtful = doubtful[np.argsort(sticker_margin[doubtful], kind="stable")][:_NAMED_MAX]
+            others = np.where(np.arange(6)[None, :] == labels[:, None], np.inf, cost)
+            could_be = {int(i): letter_of_class.get(int(others[i].argmin()), "?")
+                        for i in doubtful}
+            raise DoubtfulStickersError(
+                doubtful, self.size,
+                "more than one real cube fits their colours (the runner-up is "
+                f"{margin:.1f} cost units behind; at this scan's scatter a reading needs "
+                f"{_required_gap(scale):.0f})",
+                read_as={int(i): facelets[i] for i in doubtful}, could_be=could_be,
+                reading=facelets, confidence=confidence)
         final = np.array([FACE_LETTERS.index(c) for c in facelets])
-        # softmax over the classes of the Gaussian log-likelihood, at the class chosen
-        logits = -0.5 * distance
-        logits -= logits.max(axis=1, keepdims=True)
-        probability = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-        # the sticker's piece: the cheapest other real cube moving it is exp(-gap/2) as likely
-        # (the cost is about twice a negative log-likelihood)
-        piece = 1.0 / (1.0 + np.exp(-0.5 * np.minimum(sticker_margin, 100.0)))
-        # a sticker far from even its own class (glare, a logo) is not sure either: 5 sigma halves
-        confidence = probability[np.arange(n), labels] * piece / (1.0 + (assigned / 25.0) ** 2)
-        if spread_rgb is not None:
-            confidence = confidence / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
         self.cluster_centers_ = np.array([features[final == f].mean(axis=0) for f in range(6)])
         self.labels_ = final
         self.facelets_ = facelets
-        self.confidence_ = np.clip(confidence, 0.0, 1.0)
+        self.confidence_ = confidence
         self.margin_ = float(margin)
         self.overruled_ = tuple(int(i) for i in overruled)
         self.cost_ = float(total)
@@ -476,6 +521,30 @@ class ColourClassifier(BaseEstimator):
         self.scale_ = scale
         log.info("classified %dx%d in %d iteration(s): cost %.2f, margin %.2f",
                  self.size, self.size, self.n_iter_, total, margin)
+
+
+def _required_gap(scale: float) -> float:
+    """Return the cost gap a sticker needs for :data:`ACCEPT_CONFIDENCE` at this scatter."""
+    return _ACCEPT_GAP * max(1.0, scale / _CALM_SCALE) ** _SCATTER_POWER
+
+
+def sticker_confidence(gap: np.ndarray, scale: float) -> np.ndarray:
+    """Return each sticker's calibrated confidence (0.5..1) from its cost gap and the scatter.
+
+    ``gap[i]`` is how much more the cheapest *other real cube* that reads sticker ``i``
+    differently costs (its own colour and the cube's rules together: a glare spot the pieces
+    pin down has a large gap, one of two stickers that could swap has none). The cost is about
+    twice a negative log-likelihood, so ``sigmoid(gap / 2T)`` is the probability the reading
+    is right; the temperature ``T`` is calibrated, not assumed: on the synthetic light sweep
+    (:mod:`cubebot.calibration.stress`, easy to hostile, 2x2 and 3x3) it is the smallest that
+    accepted no wrong cube, which puts :data:`ACCEPT_CONFIDENCE` at a gap of 10 cost units
+    for a clean scan's scatter (3 weighted-Lab units) and more, as the scatter's 0.75th power,
+    for a noisier one (the scatter is the light's doing, and the model's errors grow with it). A tie reads
+    0.5; ``tests/benchmarks/bench_colour.py`` prints the reliability table.
+    """
+    required = _required_gap(scale)
+    exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
+    return 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
 
 
 def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from cubebot.solver.geometry import sticker_name
 
@@ -33,17 +33,33 @@ class NotFittedError(CalibrationError, AttributeError):
 class DoubtfulStickersError(CalibrationError):
     """No valid reading of the cube is good enough; ``stickers`` lists the doubtful ones.
 
+    ``read_as`` and ``could_be`` (sticker -> face letter, where known) say what each doubtful
+    sticker was read as and the likeliest other reading; ``reading`` and ``confidence`` are the
+    best real cube found and each sticker's confidence in it (None when no cube was read).
     The scanner should re-shoot (or re-sample) the named stickers and classify again.
     """
 
-    def __init__(self, stickers: Sequence[int], size: int, reason: str) -> None:
+    def __init__(self, stickers: Sequence[int], size: int, reason: str, *,
+                 read_as: Optional[Mapping[int, str]] = None,
+                 could_be: Optional[Mapping[int, str]] = None,
+                 reading: Optional[str] = None, confidence: Any = None) -> None:
         self.stickers = sorted(int(i) for i in stickers)
         self.size = size
-        names = ", ".join(sticker_name(i, size) for i in self.stickers)
+        self.read_as = dict(read_as or {})
+        self.could_be = dict(could_be or {})
+        self.reading = reading
+        self.confidence = confidence
+        names = ", ".join(self._describe(i) for i in self.stickers)
         super().__init__(
             f"cannot read the cube with confidence: {reason}; doubtful stickers {names} -- "
             "re-scan those stickers (check for glare, shadow or a mis-placed sample point)"
         )
+
+    def _describe(self, index: int) -> str:
+        name = sticker_name(index, self.size)
+        if index in self.read_as and index in self.could_be:
+            return f"{name} ({self.read_as[index]} or {self.could_be[index]}?)"
+        return name
 
 
 class BrokenCubeError(DoubtfulStickersError):
@@ -60,3 +76,7 @@ class BrokenCubeError(DoubtfulStickersError):
             self, f"the cube itself is broken, not the scan: {problem}; then scan it again")
         self.stickers = sorted(int(i) for i in stickers)
         self.size = size
+        self.read_as: dict[int, str] = {}
+        self.could_be: dict[int, str] = {}
+        self.reading: Optional[str] = None
+        self.confidence: Any = None

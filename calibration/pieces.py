@@ -11,7 +11,8 @@ orientations of any permutation under the twist/flip sum. Assignments are then r
 of their bound (Murty's method) and priced until no unseen combination can beat the best real
 cube found with equal corner and edge parity -- exact, with a budget that clean scans never
 reach. The margin is the cost gap to the cheapest different real cube among small changes
-(two orientations, a 3-cycle, a pair of swaps, the other parity branch).
+(two orientations, a 3-cycle, a swap of each kind, two swaps of one kind, the other parity
+branch).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from scipy.optimize import linear_sum_assignment
 
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 
-__all__ = ["PieceLabelling", "label_pieces", "piece_tables"]
+__all__ = ["PieceLabelling", "label_pieces", "loose_labelling", "piece_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -245,8 +246,9 @@ def _pairs(count: int) -> np.ndarray:
     return np.array(list(itertools.combinations(range(count), 2)), dtype=np.intp)
 
 
-def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> np.ndarray:
-    """Return, per position, the cheapest cost change swapping it with another piece."""
+def _swap_costs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
+                modulus: int) -> np.ndarray:
+    """Return, per pair of positions (:func:`_pairs`), the cost change of swapping their pieces."""
     count = len(perm)
     pairs = _pairs(count)
     i, j = pairs[:, 0], pairs[:, 1]
@@ -255,7 +257,29 @@ def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int
     best = np.full(len(pairs), np.inf)
     for a in range(modulus):
         best = np.minimum(best, table[i, perm[j], a] + table[j, perm[i], (total - a) % modulus])
-    return _per_position(best - current[i] - current[j], pairs, count)
+    return best - current[i] - current[j]
+
+
+def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> np.ndarray:
+    """Return, per position, the cheapest cost change swapping it with another piece."""
+    count = len(perm)
+    return _per_position(_swap_costs(table, perm, orient, modulus), _pairs(count), count)
+
+
+def _double_swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
+                  modulus: int) -> np.ndarray:
+    """Return, per position, the cheapest cost change of two disjoint swaps, one moving it.
+
+    Two swaps keep the parity, so on a 3x3 they are a real cube on their own: the red-white
+    and orange-white edges trading places together with the red-yellow and orange-yellow.
+    """
+    count = len(perm)
+    pairs = _pairs(count)
+    costs = _swap_costs(table, perm, orient, modulus)
+    apart = ((pairs[:, None, 0] != pairs[None, :, 0]) & (pairs[:, None, 0] != pairs[None, :, 1])
+             & (pairs[:, None, 1] != pairs[None, :, 0]) & (pairs[:, None, 1] != pairs[None, :, 1]))
+    combined = np.where(apart, costs[:, None] + costs[None, :], np.inf).min(axis=1)
+    return _per_position(combined, pairs, count)
 
 
 @lru_cache(maxsize=None)
@@ -335,6 +359,8 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
         # a swap keeps parity only together with a swap of the other kind
         nearby[0] = np.minimum(nearby[0], swaps[0] + swaps[1].min())
         nearby[1] = np.minimum(nearby[1], swaps[1] + swaps[0].min())
+        for k, (table, kind, (_, perm, orient)) in enumerate(zip(tables, kinds, chosen)):
+            nearby[k] = np.minimum(nearby[k], _double_swaps(table, perm, orient, kind.modulus))
         parity = _parity(chosen[0][1])
         other = [r.best.get(1 - parity) for r in rankings]
         if all(o is not None for o in other):
@@ -352,3 +378,29 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     return PieceLabelling(labels=labels, cost=float(total), margin=max(0.0, margin),
                           sticker_margin=sticker_margin)
 
+
+
+def loose_labelling(cost: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+    """Return the cheapest labelling by whole real pieces that ignores the turning rules.
+
+    Every position holds one of the real pieces, each exactly once (a 3x3's centres fixed),
+    in its cheapest orientation there -- but the corners' twist, the edges' flip and the
+    parity are left free: this is what the stickers say when the cube may be broken (a
+    corner twisted in place, an edge flipped, two pieces swapped). Returns the face class
+    per sticker and the total cost; a cost well under :func:`label_pieces`' says the
+    stickers show a cube no turning reaches.
+    """
+    n = 6 * size * size
+    labels = np.zeros(n, dtype=np.intp)
+    total = 0.0
+    for table, kind in zip(piece_tables(cost, size), _kinds(size)):
+        cheapest = table.min(axis=-1)
+        rows, perm = linear_sum_assignment(cheapest)
+        orient = table[rows, perm].argmin(axis=-1)
+        _paint(labels, kind, perm, orient)
+        total += float(cheapest[rows, perm].sum())
+    if size == 3:
+        centres = np.array(centre_facelets())
+        labels[centres] = np.arange(6)
+        total += float(cost[centres, np.arange(6)].sum())
+    return labels, total

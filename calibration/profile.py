@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
-from cubebot.calibration.errors import ProfileError
+from cubebot.calibration.errors import DoubtfulStickersError, ProfileError
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.files import write_text_atomic
 from cubebot.solver.notation import FACE_LETTERS
@@ -185,16 +185,16 @@ def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
                   scheme: SchemeLike = None, order: str = "rgb",
-                  start: Optional[ColourProfile] = None,
-                  min_margin: float = 5.0) -> ColourProfile:
+                  start: Optional[ColourProfile] = None) -> ColourProfile:
     """Return a profile learnt from scans: (samples, size, facelets or None) each.
 
     A scan with known facelets (a solved cube: ``"UUU...BBB"``) teaches exactly; a scan without
     is first classified with what has been learnt so far, and skipped (with a warning) when
-    that reading's margin is under ``min_margin``. ``start`` continues an old profile.
+    the classifier will not read it with confidence (an unclear reading would teach the wrong
+    colours). ``start`` continues an old profile.
 
     Raises:
-        SampleError, ImpossibleCubeError, DoubtfulStickersError: a scan cannot be used.
+        SampleError, ImpossibleCubeError: a scan cannot be used.
         ProfileError: no scan given.
     """
     from cubebot.calibration.classifier import ColourClassifier
@@ -214,11 +214,11 @@ def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
     for samples, size, facelets in scans:
         model = ColourClassifier(size, order=order, scheme=chosen,
                                  profile=current if current is not None else False)
-        model.fit(samples, facelets)
-        if facelets is None and model.margin_ < min_margin:
+        try:
+            model.fit(samples, facelets)
+        except DoubtfulStickersError as err:
             # an unclear reading would teach the wrong colours: better to learn nothing from it
-            log.warning("skipped a %dx%d scan read with margin %.1f (< %.1f): too unclear to "
-                        "learn from", size, size, model.margin_, min_margin)
+            log.warning("skipped a %dx%d scan too unclear to learn from: %s", size, size, err)
             continue
         per_face = size * size
         faces_of = np.arange(6 * per_face) // per_face

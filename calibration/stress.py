@@ -3,9 +3,11 @@
 :func:`render_scan` turns a facelet string into the colour samples a sampler would hand over
 (sRGB 0..255, facelet order) under a :class:`Lighting`: lamp colour temperature 2700-6500 K
 (the camera's white balance corrects only part of it), per-face exposure jitter, a shadow falling
-across faces, glare spots that wash stickers out towards white, sensor noise, and optionally an
-orange that is nearly as red as the red. :data:`CONDITIONS` names the sweeps the benchmark and
-the tests share.
+across faces, glare spots that wash stickers out towards white, a washed-out exposure (white and
+yellow close), low light (dark samples, blue and green close in the noise), sensor noise, and
+optionally an orange that is nearly as red as the red. :data:`CONDITIONS` names the sweeps the
+benchmark and the tests share; :func:`random_scan` can also twist one corner in its socket (a
+cube no turning reaches, which a scanner must report as broken).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.scheme import SchemeLike, load_scheme
 from cubebot.solver.cube import Cube
+from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan"]
@@ -64,6 +67,9 @@ class Lighting:
     ``shadowed_faces``: how many faces a shadow falls on. ``glare``: stickers washed out.
     ``noise``: sensor noise std in sRGB units. ``red_orange``: 0 keeps orange, 1 makes it red.
     ``sticker_variation``: std of each sticker's own log colour (print and plastic differ).
+    ``washout``: share of over-exposure flare mixed into every sticker (0 none; near 0.5 white
+    and yellow, red and orange crowd together). ``level``: the light's level (1 a lit room,
+    0.15 a kitchen at night: dark samples in which the noise weighs more).
     """
 
     kelvin: Optional[float] = 5000.0
@@ -75,6 +81,8 @@ class Lighting:
     noise: float = 2.0
     red_orange: float = 0.0
     sticker_variation: float = 0.03
+    washout: float = 0.0
+    level: float = 1.0
 
 
 #: Named sweeps, from a kind room to a hostile one.
@@ -84,6 +92,12 @@ CONDITIONS: dict[str, Lighting] = {
                          glare=1, noise=3.0),
     "warm 2700K": Lighting(kelvin=2700, white_balance=0.4, exposure_jitter=0.2, noise=3.0),
     "red~orange": Lighting(kelvin=None, exposure_jitter=0.2, noise=3.0, red_orange=0.55),
+    "hard": Lighting(kelvin=None, white_balance=0.3, exposure_jitter=0.35, shadow=0.5,
+                     shadowed_faces=2, glare=3, noise=5.0, red_orange=0.4),
+    "washed-out": Lighting(kelvin=None, exposure_jitter=0.15, noise=3.0, washout=0.45,
+                           glare=2),
+    "low light": Lighting(kelvin=3000, white_balance=0.5, exposure_jitter=0.25, noise=4.0,
+                          level=0.15, shadow=0.4, shadowed_faces=2),
     "hard": Lighting(kelvin=None, white_balance=0.3, exposure_jitter=0.35, shadow=0.5,
                      shadowed_faces=2, glare=3, noise=5.0, red_orange=0.4),
     "hostile": Lighting(kelvin=None, white_balance=0.0, exposure_jitter=0.5, shadow=0.6,
@@ -102,7 +116,12 @@ def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optiona
         NotAFaceletStringError, ImpossibleCubeError: ``facelets`` is not a real cube.
         SchemeError: a bad scheme.
     """
-    cube = Cube(facelets)
+    return _render(Cube(facelets).facelets, lighting, seed, scheme)
+
+
+def _render(facelets: str, lighting: Lighting, seed: Optional[int],
+            scheme: SchemeLike) -> np.ndarray:
+    """Return the samples of ``facelets`` (any string of face letters) under ``lighting``."""
     rng = np.random.default_rng(seed)
     chosen = load_scheme(scheme)
     colours = srgb_to_linear(chosen.rgb_array)
@@ -111,10 +130,10 @@ def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optiona
         # orange slides towards a brighter red: nearly the same hue, a little more light
         colours[orange] = ((1 - lighting.red_orange) * colours[orange]
                            + lighting.red_orange * colours[red] * 1.35)
-    n = len(cube.facelets)
+    n = len(facelets)
     per_face = n // 6
     size = 2 if n == 24 else 3
-    labels = np.array([FACE_LETTERS.index(c) for c in cube.facelets])
+    labels = np.array([FACE_LETTERS.index(c) for c in facelets])
     linear = colours[labels] * np.exp(rng.normal(0, lighting.sticker_variation, (n, 3)))
     kelvin = lighting.kelvin if lighting.kelvin is not None else rng.uniform(2700, 6500)
     cast = illuminant_rgb(kelvin) ** (1 - lighting.white_balance)
@@ -128,7 +147,10 @@ def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optiona
         along = (np.cos(angle) * cols + np.sin(angle) * rows)
         along = (along - along.min()) / max(np.ptp(along), 1e-9)
         light[face * per_face:(face + 1) * per_face] *= (1 - lighting.shadow * along)[:, None]
-    linear = linear * light
+    linear = linear * light * lighting.level
+    if lighting.washout:
+        # flare over the whole picture: every colour slides towards the lamp's white
+        linear = (1 - lighting.washout) * linear + lighting.washout * cast * lighting.level
     for sticker in rng.choice(n, size=lighting.glare, replace=False):
         wash = rng.uniform(0.3, 0.7)
         linear[sticker] = (1 - wash) * linear[sticker] + wash * cast * 1.2
@@ -136,9 +158,19 @@ def render_scan(facelets: str, lighting: Lighting = Lighting(), *, seed: Optiona
     return np.clip(rgb, 0, 255)
 
 
-def random_scan(size: int, lighting: Lighting, seed: int,
-                scheme: SchemeLike = None) -> tuple[str, np.ndarray]:
-    """Return a random cube's facelets and its synthetic scan, both fixed by ``seed``."""
-    cube = Cube.random(size, random.Random(seed))
-    return cube.facelets, render_scan(cube.facelets, lighting, seed=seed, scheme=scheme)
+def random_scan(size: int, lighting: Lighting, seed: int, scheme: SchemeLike = None, *,
+                twisted_corner: bool = False) -> tuple[str, np.ndarray]:
+    """Return a random cube's facelets and its synthetic scan, both fixed by ``seed``.
 
+    With ``twisted_corner`` one corner is turned a third in its socket: the facelets returned
+    are then a cube no turning reaches (as a reassembled cube or a popped corner shows it).
+    """
+    rng = random.Random(seed)
+    facelets = Cube.random(size, rng).facelets
+    if twisted_corner:
+        stickers = list(corner_facelets(size)[rng.randrange(8)])
+        letters = list(facelets)
+        for to, come in zip(stickers, stickers[1:] + stickers[:1]):
+            letters[to] = facelets[come]
+        facelets = "".join(letters)
+    return facelets, _render(facelets, lighting, seed, scheme)

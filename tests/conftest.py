@@ -26,6 +26,17 @@ def shared_data() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def washed_out_2x2() -> str:
+    """Return the name of the shared 2x2 set whose colours the scan must refuse, not guess.
+
+    Its photos and samples show white next to a pale yellow and red next to a brownish orange,
+    under light that differs from face to face: two real cubes fit about equally well (cost
+    gap 3), so the confidence rule refuses it and names the stickers in doubt.
+    """
+    return "2x2x2-random-02-e0ecaf0e"
+
+
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point the table cache at an empty folder and drop tables held in memory."""

@@ -175,9 +175,11 @@ def _scan_cube_any_size(camera: Camera, profile: Any, scheme: Any,
     """Return the reading of the one size the pictures show (see :func:`scan_cube`)."""
     found: dict[int, tuple["Classification", FaceScan]] = {}
     errors: dict[int, ScanError] = {}
+    gridded: set[int] = set()  # sizes whose grid was found on every face
     for size in (3, 2):
         try:
             scan = scan_faces(camera, size)
+            gridded.add(size)
             found[size] = (classify_scan(scan, profile=profile, scheme=scheme,
                                          turned_faces=turned_faces), scan)
         except ScanError as err:
@@ -190,7 +192,8 @@ def _scan_cube_any_size(camera: Camera, profile: Any, scheme: Any,
     if found:
         raise ScanError("the pictures read both as a 2x2 and as a 3x3 cube: say which with "
                         "--size 2 or --size 3")
-    closer = min(errors, key=lambda s: (len(errors[s].faces) or 6, s == 2))
+    # a grid found on every face decides the size, even when its colours are in doubt
+    closer = min(errors, key=lambda s: (s not in gridded, len(errors[s].faces) or 6, s == 2))
     err = errors[closer]
     raise ScanError(f"as a {closer}x{closer} cube (the size the pictures come closest to; "
                     f"give --size if it is the other): {err}", faces=err.faces,
@@ -297,6 +300,6 @@ def _reshoot(stickers: list[int], size: int, why: str) -> ScanError:
     per_face = size * size
     faces = sorted({FACE_LETTERS[i // per_face] for i in stickers}, key=FACE_LETTERS.index)
     names = ", ".join(sticker_name(i, size) for i in stickers)
-    if names not in why:
+    if "doubtful stickers" not in why:
         why = f"{why}; doubtful stickers {names}"
     return ScanError(f"re-shoot face(s) {' '.join(faces)}: {why}", faces=faces, stickers=stickers)

@@ -20,7 +20,6 @@ from cubebot.solver import Cube
 
 __all__ = ["register", "read_scan_file"]
 
-MIN_MARGIN = 5.0  # a reading less clear than this would teach a profile the wrong colours
 
 
 def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
@@ -96,19 +95,17 @@ def _photo_scan(folder: str, size: int, solved: bool,
     A scrambled cube is read here, pictures turned as needed, so that its facelets fit the
     samples; a solved cube needs no reading (each face shows one colour however it is turned).
     """
-    from cubebot.vision import FolderCamera, classify_scan, scan_faces
+    from cubebot.vision import FolderCamera, ScanError, classify_scan, scan_faces
 
     with FolderCamera(folder) as camera:
         scan = scan_faces(camera, size)
     if solved:
         return scan.rgb.tolist(), size, _solved(size)
-    result = classify_scan(scan, profile=start if start is not None else False)
-    if result.margin < MIN_MARGIN:
-        raise SampleError(
-            f"the photos in {folder} read as a cube only with margin {result.margin:.1f} (under "
-            f"{MIN_MARGIN:.0f}): too unclear to learn colours from; use other photos or the "
-            "solved cube"
-        )
+    try:
+        result = classify_scan(scan, profile=start if start is not None else False)
+    except ScanError as err:
+        raise SampleError(f"the photos in {folder} are too unclear to learn colours from "
+                          f"({err}); use other photos or the solved cube") from err
     return scan.rgb.tolist(), size, result.facelets
 
 
@@ -131,8 +128,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             "give the solved cube (--solved FILE or --solved-photos DIR) and, better, more "
             "scans (--scan FILE, --scan-photos DIR)"
         )
-    profile = learn_profile(scans, scheme=args.scheme, order=args.order, start=start,
-                            min_margin=MIN_MARGIN)
+    profile = learn_profile(scans, scheme=args.scheme, order=args.order, start=start)
     written = profile.save(target)
     skipped = len(scans) - (profile.scans - (start.scans if start is not None else 0))
     print(f"learnt {profile.scans} scan(s), saved {written}"

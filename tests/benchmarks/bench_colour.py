@@ -48,7 +48,7 @@ def real_scans(folder: Path) -> list[tuple[str, int, list]]:
 
 
 def bench_real(folder: Path) -> list[tuple[str, ...]]:
-    from cubebot.calibration import classify
+    from cubebot.calibration import DoubtfulStickersError, classify
     from cubebot.solver import Cube
 
     rows = []
@@ -58,56 +58,78 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
     for size in (3, 2):
         mine = [(name, rgb) for name, s, rgb in scans if s == size]
         valid = naive = 0
+        refused = []
         times = []
         for name, rgb in mine:
             start = time.perf_counter()
             try:
                 facelets = classify(rgb, size).facelets
                 valid += Cube(facelets, size=size).facelets == facelets
-            except ValueError as err:
-                print(f"  {name}: {err}")
+            except DoubtfulStickersError as err:
+                refused.append(name)
+                print(f"  refused {name}: {err}")
             times.append(time.perf_counter() - start)
             naive += naive_kmeans(np.array(rgb, dtype=float), size) is not None
-        rows.append((f"real {size}x{size} scans", "valid cube", f"{valid}/{len(mine)}",
-                     f"{naive}/{len(mine)}", f"{statistics.mean(times) * 1e3:.1f} ms",
-                     f"{max(times) * 1e3:.1f} ms"))
+        rows.append((f"real {size}x{size} scans", f"valid {valid}/{len(mine)}",
+                     f"refused {len(refused)}", f"{naive}/{len(mine)} valid",
+                     f"{statistics.mean(times) * 1e3:.1f} ms", f"{max(times) * 1e3:.1f} ms"))
     return rows
 
 
-def bench_synthetic(cubes: int) -> list[tuple[str, ...]]:
-    from cubebot.calibration import DoubtfulStickersError, classify
+def bench_synthetic(cubes: int, reliability: list[tuple[float, bool]]) -> list[tuple[str, ...]]:
+    """Return a row per size and condition: right / refused / broken / WRONG-accepted.
+
+    ``reliability`` collects (confidence, right) for every sticker of every best reading,
+    accepted or refused, for the reliability table.
+    """
+    from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, classify
     from cubebot.calibration.stress import CONDITIONS, random_scan
-    from cubebot.solver import Cube
 
     rows = []
+    conditions = [(name, lighting, False) for name, lighting in CONDITIONS.items()]
+    conditions.append(("twisted corner (moderate)", CONDITIONS["moderate"], True))
     for size in (3, 2):
-        for name, lighting in CONDITIONS.items():
-            right = stickers = doubted = invalid = naive = 0
+        for name, lighting, twisted in conditions:
+            right = refused = broken = wrong = naive = 0
             times = []
             for seed in range(cubes):
-                truth, scan = random_scan(size, lighting, seed)
+                truth, scan = random_scan(size, lighting, seed, twisted_corner=twisted)
                 start = time.perf_counter()
+                reading, confidence = None, None
                 try:
-                    facelets = classify(scan, size).facelets
-                except DoubtfulStickersError:
-                    doubted += 1
-                    facelets = None
+                    result = classify(scan, size)
+                    reading, confidence = result.facelets, result.confidence
+                    right += reading == truth
+                    wrong += reading != truth
+                except BrokenCubeError:
+                    broken += 1
+                except DoubtfulStickersError as err:
+                    refused += 1
+                    reading, confidence = err.reading, err.confidence
                 times.append(time.perf_counter() - start)
-                if facelets is not None:
-                    try:
-                        Cube(facelets, size=size)
-                    except ValueError:
-                        invalid += 1
-                    right += facelets == truth
-                    stickers += sum(a == b for a, b in zip(facelets, truth))
+                if reading is not None and confidence is not None and not twisted:
+                    reliability.extend((float(c), a == b)
+                                       for c, a, b in zip(confidence, reading, truth))
                 naive += naive_kmeans(scan, size) == truth
-            total = cubes * 6 * size * size
+            expected = "broken" if twisted else "right"
             rows.append((f"synthetic {size}x{size} {name}",
-                         f"right {right}/{cubes}, doubt {doubted}, INVALID {invalid}",
-                         f"stickers {stickers / total:.2%}", f"{naive}/{cubes}",
+                         f"{expected} {broken if twisted else right}/{cubes}",
+                         f"refused {refused + (0 if twisted else broken)}, WRONG {wrong}",
+                         f"{naive}/{cubes} right",
                          f"{statistics.mean(times) * 1e3:.1f} ms",
                          f"{np.percentile(times, 95) * 1e3:.1f} ms"))
     return rows
+
+
+def reliability_table(pairs: list[tuple[float, bool]]) -> list[str]:
+    """Return lines: per confidence band, how many stickers and how many of them read right."""
+    bands = [(0.0, 0.6), (0.6, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 0.999), (0.999, 1.01)]
+    lines = ["confidence band   stickers   read right"]
+    for low, high in bands:
+        inside = [right for conf, right in pairs if low <= conf < high]
+        share = f"{sum(inside) / len(inside):.2%}" if inside else "-"
+        lines.append(f"{low:.3f}-{min(high, 1.0):.3f}   {len(inside):8d}   {share}")
+    return lines
 
 
 def main() -> None:
@@ -128,15 +150,22 @@ def main() -> None:
 
     rows = [("what", "result", "", "naive k-means", "time/cube", "worst / p95")]
     rows += bench_real(Path(args.data))
-    rows += bench_synthetic(args.cubes)
+    reliability: list[tuple[float, bool]] = []
+    rows += bench_synthetic(args.cubes, reliability)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
         if index == 0:
             print("  ".join("-" * width for width in widths))
-    print("stickers: share of stickers read right (a doubted cube counts as none right)")
-    print("targets: 21/21 and 4/4 real scans valid; >= 99% synthetic cubes right at moderate; "
-          "no INVALID ever; <= 50 ms per cube")
+    print("right: the cube read is the cube shown; refused: DoubtfulStickersError (or a broken "
+          "cube reported); WRONG: a wrong cube accepted")
+    print("targets: WRONG 0 everywhere; >= 99% right at moderate; every twisted corner reported "
+          "as broken; <= 50 ms per cube")
+    print()
+    print("reliability of the sticker confidence (every sticker of every best reading, "
+          "accepted or refused):")
+    for line in reliability_table(reliability):
+        print("  " + line)
 
 
 if __name__ == "__main__":

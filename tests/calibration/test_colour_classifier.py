@@ -15,6 +15,7 @@ from cubebot.calibration import (
     SampleError,
     classify,
 )
+from cubebot.calibration.classifier import ACCEPT_CONFIDENCE
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.stress import CONDITIONS, Lighting, random_scan, render_scan
 from cubebot.solver import Corner, Cube
@@ -111,14 +112,17 @@ def test_a_2x2_answer_is_normalised_by_its_dbl_corner() -> None:
     assert "".join(facelets[i] for i in corner_facelets(2)[Corner.DBL]) == "DBL"
 
 
-def test_a_spread_lowers_the_confidence_of_its_sticker() -> None:
+def test_a_spread_lowers_the_confidence_of_its_sticker_only() -> None:
+    # a blotchy sample counts for less, so the rival cubes that read it otherwise come closer;
+    # on a clean scan the cube's rules still pin it down
     _, scan = _scan(seed=8, lighting=CONDITIONS["easy"])
     spread = np.zeros(54)
     spread[10] = 40.0
     plain = classify(scan)
     shaky = classify(scan, spread=spread)
-    assert shaky.confidence[10] < plain.confidence[10] / 2
-    assert shaky.confidence[11] == pytest.approx(plain.confidence[11])
+    assert shaky.confidence[10] < plain.confidence[10]
+    assert shaky.confidence[10] >= ACCEPT_CONFIDENCE
+    assert shaky.confidence[40] == pytest.approx(plain.confidence[40])
 
 
 def _two_misread_stickers(seed: int) -> tuple[str, np.ndarray, list[int]]:
@@ -177,15 +181,16 @@ def test_a_logo_on_the_white_centre_does_not_decide_the_class() -> None:
     assert classify(logo).facelets == truth
 
 
-def test_a_glare_spot_is_repaired_and_flagged_by_low_confidence() -> None:
+def test_a_glare_spot_is_repaired_by_the_rules_and_reported_as_overruled() -> None:
     truth, scan = _scan(seed=14, lighting=CONDITIONS["easy"])
     red_sticker = truth.index("R", 10)  # a red sticker off the R centre
     glared = scan.copy()
     glared[red_sticker] = [250, 245, 245]  # washed out to white
     result = classify(glared)
     assert result.facelets == truth
-    assert result.confidence[red_sticker] < 0.5
     assert result.overruled == (red_sticker,)
+    # its own colour says white, but only red gives a real cube: the rules decide it
+    assert result.confidence[red_sticker] >= ACCEPT_CONFIDENCE
 
 
 def test_a_picture_taken_turned_overrules_more_stickers_than_the_right_one() -> None:
@@ -245,7 +250,7 @@ def test_random_colours_raise_doubt_naming_stickers() -> None:
 def test_a_grey_scan_raises_doubt_instead_of_a_solved_cube(size: int) -> None:
     grey = np.full((6 * size * size, 3), 128.0)
     grey += np.random.default_rng(size).normal(0, 2, grey.shape)
-    with pytest.raises(DoubtfulStickersError, match="look the same"):
+    with pytest.raises(DoubtfulStickersError, match="more than one real cube"):
         classify(grey, size)
 
 
@@ -272,7 +277,7 @@ def test_the_lamps_colour_cast_is_measured_from_the_whole_scan() -> None:
 
 
 def test_a_2x2_can_sit_on_the_cube_in_30_layouts_one_of_them_the_schemes() -> None:
-    from cubebot.calibration.classifier import _layouts
+    from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, _layouts
     from cubebot.calibration.scheme import orientations
 
     layouts, allowed = _layouts()

@@ -133,5 +133,6 @@ def test_calibrate_colours_refuses_photos_too_unclear_to_learn_from(
         shared_data: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     unclear = shared_data / "photos" / "2x2x2-random-02-e0ecaf0e"  # white and yellow nearly one
     assert main(["calibrate", "colours", "--scan-photos", str(unclear), "--size", "2"]) == 2
-    assert "too unclear" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "too unclear" in err and "doubtful stickers" in err
     assert not (config / "colours.json").exists()

@@ -52,9 +52,16 @@ def test_every_real_3x3_scan_reads_as_a_valid_cube_or_is_refused_when_turned(
         assert Cube(facelets).facelets == facelets, name
 
 
-def test_every_real_2x2_scan_reads_as_a_valid_cube(shared_data: Path) -> None:
+def test_every_real_2x2_scan_reads_as_a_valid_cube_or_names_its_doubts(
+        shared_data: Path, washed_out_2x2: str) -> None:
     scans = _scans(shared_data, 2)
     assert len(scans) == 4
+    with pytest.raises(DoubtfulStickersError) as caught:
+        classify(scans.pop(washed_out_2x2), 2)
+    doubt = caught.value
+    assert doubt.reading is not None and 0 < len(doubt.stickers) <= 8
+    assert all(doubt.read_as[i] != doubt.could_be[i] for i in doubt.stickers)
+    assert "(U or D?)" in str(doubt) or "(D or U?)" in str(doubt)  # white or yellow?
     for name, facelets in _readings(scans, 2).items():
         # a 2x2 answer is normalised by its DBL corner: Cube() keeps it as it is
         assert Cube(facelets, size=2).facelets == facelets, name
@@ -73,14 +80,17 @@ def test_a_scan_whose_d_picture_is_turned_reads_right_once_turned_back(shared_da
     # overruling stickers; turned back it overrules fewer and agrees with the other photos
     scans = _scans(shared_data, 3)
     given = scans[TURNED_D]
-    with pytest.raises(DoubtfulStickersError) as as_given:
+    with pytest.raises(DoubtfulStickersError):
         classify(given)
     d_face = np.array(given[27:36], dtype=float).reshape(3, 3, 3)
     fixed = np.array(given, dtype=float)
     fixed[27:36] = np.rot90(d_face, 3).reshape(9, 3)
-    turned_back = classify(fixed)
-    assert len(turned_back.overruled) < len(as_given.value.stickers)
-    assert turned_back.facelets == classify(scans["3x3x3-random-04-c919c955"]).facelets
+    # turned back, its best reading is the other photos' cube; the dark D samples keep it
+    # under the confidence rule, so it is named as doubtful rather than accepted
+    with pytest.raises(DoubtfulStickersError) as turned_back:
+        classify(fixed)
+    assert turned_back.value.reading == classify(scans["3x3x3-random-04-c919c955"]).facelets
+    assert any(27 <= i < 36 for i in turned_back.value.stickers)
 
 
 def test_bgr_order_of_a_real_scan_gives_the_same_cube(shared_data: Path) -> None:

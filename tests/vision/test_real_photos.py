@@ -61,9 +61,15 @@ def test_sampled_colours_land_near_the_reference(shared_data: Path) -> None:
     assert close / total >= 0.98, f"{close} of {total} stickers within 15 per channel"
 
 
-def test_every_real_set_scans_into_a_valid_cube(shared_data: Path) -> None:
+def test_every_real_set_scans_into_a_valid_cube_or_names_its_doubts(
+        shared_data: Path, washed_out_2x2: str) -> None:
     results = {}
     for folder in _good_sets(shared_data):
+        if folder.name == washed_out_2x2:
+            with pytest.raises(ScanError, match="doubtful stickers") as caught:
+                scan_cube(FolderCamera(folder), 2, profile=False)
+            assert caught.value.stickers and caught.value.faces
+            continue
         result, _ = scan_cube(FolderCamera(folder), _size(folder), profile=False)
         Cube(result.facelets)  # raises if not a real cube
         results[folder.name] = result.facelets

@@ -39,11 +39,17 @@ def test_blank_pictures_fit_no_size_and_say_so(tmp_path: Path) -> None:
         scan_cube(camera, AUTO, profile=False)
 
 
-def test_real_two_by_two_photos_read_without_size(shared_data: Path,
+def test_real_two_by_two_photos_read_without_size(shared_data: Path, washed_out_2x2: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     sets = sorted((shared_data / "photos").glob("2x2x2-*"))
     assert sets, "the shared data has 2x2 photo sets"
     for folder in sets:
+        if folder.name == washed_out_2x2:
+            # white and yellow too close to call: refused as a 2x2, naming what to re-shoot
+            assert main(["scan", "--images", str(folder), "--no-profile", "--json"]) == 2
+            err = capsys.readouterr().err
+            assert "as a 2x2" in err and "re-shoot face(s)" in err and "doubtful stickers" in err
+            continue
         assert main(["scan", "--images", str(folder), "--no-profile", "--json"]) == 0, folder
         read = json.loads(capsys.readouterr().out)
         assert read["size"] == 2

@@ -1,0 +1,127 @@
+"""The confidence rule: every sticker confident, or refused; a broken cube reported as broken.
+
+The property the scan promises: on every set, synthetic or real, the reading is right or it is
+refused -- never a wrong cube with confidence. A representative slice of the light sweep runs
+here; ``tests/benchmarks/bench_colour.py`` runs the full sweep and prints the reliability table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, classify
+from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, sticker_confidence
+from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.stress import CONDITIONS, random_scan, render_scan
+from cubebot.solver import Cube
+from cubebot.solver.geometry import edge_facelets
+
+
+@pytest.fixture(autouse=True)
+def no_saved_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUBEBOT_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def test_confidence_is_one_half_at_a_tie_and_the_rule_at_the_required_gap() -> None:
+    calm = sticker_confidence(np.array([0.0, 10.0, 20.0, np.inf]), 3.0)
+    assert calm[0] == pytest.approx(0.5)
+    assert calm[1] == pytest.approx(ACCEPT_CONFIDENCE)
+    assert calm[2] > calm[1] and calm[3] == pytest.approx(1.0)
+    # a noisier scan needs a larger gap for the same confidence
+    assert sticker_confidence(np.array([10.0]), 6.0)[0] < ACCEPT_CONFIDENCE
+
+
+@pytest.mark.parametrize("size", [2, 3])
+@pytest.mark.parametrize("condition", sorted(CONDITIONS))
+def test_every_synthetic_scan_is_right_or_refused(size: int, condition: str) -> None:
+    for seed in range(6):
+        truth, scan = random_scan(size, CONDITIONS[condition], 7000 + seed)
+        try:
+            result = classify(scan, size)
+        except DoubtfulStickersError as doubt:
+            assert doubt.stickers, "a refusal names the stickers in doubt"
+            continue
+        assert result.facelets == truth, f"wrong cube accepted ({condition}, seed {7000 + seed})"
+        assert (result.confidence >= ACCEPT_CONFIDENCE).all()
+
+
+def _mix(scan: np.ndarray, stickers: list[int]) -> np.ndarray:
+    """Return the scan with the stickers all showing the mean colour of them."""
+    mixed = scan.copy()
+    mixed[stickers] = linear_to_srgb(srgb_to_linear(scan[stickers]).mean(axis=0, keepdims=True))
+    return mixed
+
+
+def _red_orange_swap(truth: str) -> list[int]:
+    """Return the red and orange stickers of two edge pairs that may trade colours.
+
+    Trading red and orange between the red-X and orange-X edges swaps two pieces (odd
+    parity); doing it for two colours X at once is a real cube again.
+    """
+    edges = {frozenset(truth[i] for i in e): e for e in edge_facelets()}
+    pairs = []
+    for other in "UFDB":
+        red, orange = edges.get(frozenset("R" + other)), edges.get(frozenset("L" + other))
+        if red is not None and orange is not None:
+            pairs.append([next(i for i in red if truth[i] == "R"),
+                          next(i for i in orange if truth[i] == "L")])
+    assert len(pairs) >= 2
+    return pairs[0] + pairs[1]
+
+
+def test_stickers_that_could_trade_places_are_refused_by_name() -> None:
+    # with the red and orange stickers of four edges all showing the colour halfway between,
+    # two real cubes fit equally well (the colours traded or not), so neither is chosen
+    truth, scan = random_scan(3, CONDITIONS["easy"], 21)
+    stickers = _red_orange_swap(truth)
+    traded = list(truth)
+    for i in stickers:
+        traded[i] = "L" if truth[i] == "R" else "R"
+    Cube("".join(traded))  # the other reading is a real cube too
+    with pytest.raises(DoubtfulStickersError) as caught:
+        classify(_mix(scan, stickers))
+    doubt = caught.value
+    assert set(stickers) <= set(doubt.stickers)
+    assert all({doubt.read_as[i], doubt.could_be[i]} == {"R", "L"} for i in stickers)
+    assert "R or L?" in str(doubt) or "L or R?" in str(doubt)
+
+
+def test_one_ambiguous_sticker_is_decided_by_the_cube() -> None:
+    # one sticker halfway between red and orange, its partner clear: only one real cube fits
+    truth, scan = random_scan(3, CONDITIONS["easy"], 22)
+    red = next(i for i in range(54) if truth[i] == "R" and i % 9 != 4)
+    orange = next(i for i in range(54) if truth[i] == "L" and i % 9 != 4)
+    halfway = _mix(scan, [red, orange])
+    halfway[orange] = scan[orange]
+    result = classify(halfway)
+    assert result.facelets == truth
+    assert result.confidence[red] >= ACCEPT_CONFIDENCE
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_a_twisted_corner_is_reported_as_a_broken_cube(size: int) -> None:
+    for seed in range(3):
+        facelets, scan = random_scan(size, CONDITIONS["moderate"], 300 + seed,
+                                     twisted_corner=True)
+        with pytest.raises(BrokenCubeError, match="twist") as caught:
+            classify(scan, size)
+        assert "the pieces at" in str(caught.value)
+        assert caught.value.stickers
+
+
+def test_two_swapped_edges_are_reported_as_a_broken_cube() -> None:
+    truth = Cube.random(3, __import__("random").Random(5)).facelets
+    # swap the stickers of two edges (UF and UR): one swap of two pieces breaks parity
+    letters = list(truth)
+    for a, b in ((7, 5), (19, 10)):  # U8<->U6, F2<->R2
+        letters[a], letters[b] = truth[b], truth[a]
+    broken = "".join(letters)
+    scan = render_scan(truth, CONDITIONS["easy"], seed=5)
+    swapped = scan.copy()
+    swapped[[7, 5, 19, 10]] = scan[[5, 7, 10, 19]]
+    with pytest.raises(BrokenCubeError, match="parity|swapped"):
+        classify(swapped)
+    assert broken != truth
