@@ -35,7 +35,9 @@ from cubebot.calibration.errors import (
     BrokenCubeError,
     DoubtfulStickersError,
     NotFittedError,
+    SampleError,
     SchemeError,
+    sticker_name,
 )
 from cubebot.calibration.pieces import label_pieces, loose_labelling, piece_tables
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
@@ -170,6 +172,8 @@ class ColourClassifier(BaseEstimator):
             SchemeError, ProfileError: a bad scheme or profile.
             DoubtfulStickersError: no valid reading is good enough (names the stickers).
             ImpossibleCubeError: ``y`` is given and is not a real cube.
+            SampleError: ``y`` is given and the samples show another cube (a scrambled cube
+                photographed as the solved one).
         """
         rgb = read_samples(X, self.size, self.order)
         spread_rgb = read_spread(spread, len(rgb))
@@ -246,6 +250,7 @@ class ColourClassifier(BaseEstimator):
         facelets = Cube(letters, size=self.size).facelets
         labels = np.array([FACE_LETTERS.index(c) for c in facelets])
         features = self._features(balanced)
+        self._check_known(features, labels, facelets)
         refs = np.array([features[labels == f].mean(axis=0) for f in range(6)])
         residual = np.sqrt(((features - refs[labels]) ** 2).sum(axis=1))
         self.cluster_centers_ = refs
@@ -259,6 +264,30 @@ class ColourClassifier(BaseEstimator):
         self.scale_ = float(np.clip(np.median(residual), *_SCALE_RANGE))
         self.n_iter_ = 0
         return self
+
+    def _check_known(self, features: np.ndarray, labels: np.ndarray, facelets: str) -> None:
+        """Refuse samples that do not show the cube ``y`` says (a scrambled cube called solved).
+
+        Each sticker should sit nearer the middle (median) colour of its own class than of any
+        other; a glare spot or two may not, but more than ``size`` such stickers mean the
+        samples show another cube.
+
+        Raises:
+            SampleError: naming the stickers that look like another face's colour.
+        """
+        middles = np.array([np.median(features[labels == f], axis=0) for f in range(6)])
+        distance = ((features[:, None, :] - middles[None, :, :]) ** 2).sum(axis=-1)
+        astray = np.nonzero(distance.argmin(axis=1) != labels)[0]
+        if len(astray) > self.size:
+            solved = facelets == "".join(f * self.size * self.size for f in FACE_LETTERS)
+            names = ", ".join(f"{sticker_name(int(i), self.size)} looks like "
+                              f"{FACE_LETTERS[int(distance[i].argmin())]}" for i in astray[:6])
+            raise SampleError(
+                f"the colours do not show the {'solved ' if solved else ''}cube they were given "
+                f"as: {len(astray)} stickers look like another face's colour ({names}"
+                f"{', ...' if len(astray) > 6 else ''}); "
+                + ("photograph the cube solved, one face per picture"
+                   if solved else "check the facelets given with the scan"))
 
     def _prior(self, balanced: np.ndarray,
                profile: Optional[ColourProfile]) -> Optional[np.ndarray]:

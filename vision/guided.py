@@ -27,19 +27,28 @@ from cubebot.vision.grid import Grid
 from cubebot.vision.overlay import draw_overlay, letter_swatches
 from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_face
 
-__all__ = ["GuidedScan", "run_guided_scan", "HOLD_HINTS", "KEY_ACCEPT", "KEY_BACK", "KEY_QUIT"]
+__all__ = ["GuidedScan", "run_guided_scan", "hold_hint", "KEY_ACCEPT", "KEY_BACK", "KEY_QUIT"]
 
 log = logging.getLogger(__name__)
 
-#: How to hold each face so that the net's top row is at the top of the picture.
-HOLD_HINTS = {
-    "U": "U (white centre) to the camera, B (blue) side on top",
-    "R": "R (red centre) to the camera, U (white) side on top",
-    "F": "F (green centre) to the camera, U (white) side on top",
-    "D": "D (yellow centre) to the camera, F (green) side on top",
-    "L": "L (orange centre) to the camera, U (white) side on top",
-    "B": "B (blue centre) to the camera, U (white) side on top",
-}
+#: Which face is on top when each face is shown, so that the net's top row is at the top.
+_ON_TOP = {"U": "B", "R": "U", "F": "U", "D": "F", "L": "U", "B": "U"}
+
+
+def hold_hint(face: str, scheme: Any = None) -> str:
+    """Return how to hold ``face`` to the camera, in the colours of the chosen scheme.
+
+    Raises:
+        SchemeError: a bad scheme (see :func:`cubebot.calibration.scheme.load_scheme`).
+    """
+    from cubebot.calibration.scheme import load_scheme
+
+    colours = dict(zip(FACE_LETTERS, load_scheme(scheme).colours))
+    top = _ON_TOP[face]
+    return (f"{face} ({colours[face]} centre) to the camera, "
+            f"{top} ({colours[top]}) side on top")
+
+
 KEY_ACCEPT = (ord(" "), 13, 10)
 KEY_BACK = (8, 127)
 KEY_QUIT = (27, ord("q"))
@@ -92,7 +101,7 @@ class GuidedScan:
         # each sticker shows the colour it was sampled as: glare or a wrong spot shows at once
         shown = (draw_overlay(frame, view.grid, fills=view.rgb[:, ::-1]) if view is not None
                  else frame.copy())
-        lines = [f"face {self.step + 1}/6: {HOLD_HINTS[self.face]}",
+        lines = [f"face {self.step + 1}/6: {hold_hint(self.face, self.scheme)}",
                  "SPACE accept  BACKSPACE back  ESC quit",
                  problem or self.message]
         return _caption(shown, lines)

@@ -121,6 +121,33 @@ def test_calibrate_colours_from_photos_of_the_solved_cube(
     assert white[0] > yellow[0] - 20 and yellow[2] > white[2] + 30
 
 
+def test_calibrate_colours_refuses_scrambled_photos_given_as_solved(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import random
+
+    import cv2
+
+    from cubebot.vision import SyntheticCamera
+
+    folder = tmp_path / "not-solved"
+    folder.mkdir()
+    with SyntheticCamera(Cube.random(3, random.Random(4)).facelets, seed=3) as camera:
+        for face in "URFDLB":
+            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "do not show the solved cube" in err and "look like" in err
+    assert not (config / "colours.json").exists()
+
+
+def test_calibrate_colours_refuses_a_scrambled_scan_file_given_as_solved(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, scan = random_scan(2, CONDITIONS["easy"], 41)
+    path = _write(tmp_path / "solved.json", {"size": 2, "rgb": scan.round().tolist()})
+    assert main(["calibrate", "colours", "--solved", path]) == 2
+    assert "do not show the solved cube" in capsys.readouterr().err
+
+
 def test_calibrate_colours_from_photos_of_real_scans(
         shared_data: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = shared_data / "photos"

@@ -7,7 +7,7 @@ import pytest
 
 from cubebot.solver import Cube
 from cubebot.vision import Conditions, GuidedScan, NoDisplayError, SyntheticCamera, VisionError, run_guided_scan
-from cubebot.vision.guided import KEY_ACCEPT, KEY_BACK, KEY_QUIT
+from cubebot.vision.guided import KEY_ACCEPT, KEY_BACK, KEY_QUIT, hold_hint
 
 SPACE = KEY_ACCEPT[0]
 BACKSPACE = KEY_BACK[0]
@@ -80,3 +80,10 @@ def test_live_preview_without_a_display_suggests_images(monkeypatch: pytest.Monk
     monkeypatch.setattr("sys.platform", "linux")
     with pytest.raises(NoDisplayError, match="--images"):
         run_guided_scan(SyntheticCamera(cube3), 3)
+
+
+def test_hold_hints_name_the_chosen_schemes_colours() -> None:
+    assert hold_hint("U") == "U (white centre) to the camera, B (blue) side on top"
+    # the Japanese scheme has blue opposite white and yellow at the back
+    assert hold_hint("D", "japanese") == "D (blue centre) to the camera, F (green) side on top"
+    assert hold_hint("U", "japanese") == "U (white centre) to the camera, B (yellow) side on top"
