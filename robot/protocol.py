@@ -106,7 +106,8 @@ def decode(body: bytes) -> Frame:
     """Return the frame whose checked body (between ``$`` and ``*``) is ``body``.
 
     Raises:
-        ProtocolError: fewer than two words, or a malformed tag.
+        ProtocolError: fewer than two words, a malformed tag, or a boot id that is not four
+            hex digits.
     """
     words = body.decode("ascii").split(" ")
     if len(words) < 2 or not words[0] or words[0][0] not in "SQARNE":
@@ -115,7 +116,17 @@ def decode(body: bytes) -> Frame:
         raise ProtocolError(f"malformed tag in frame {body!r}")
     args = tuple(w for w in words[2:] if "=" not in w)
     fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+    boot = fields.get("B")
+    if boot is not None and not _is_hex4(boot):
+        # a boot id is always four hex digits: anything else is line damage the CRC missed,
+        # and must not pass for a reset rig
+        raise ProtocolError(f"malformed boot id in frame {body!r}")
     return Frame(words[0], words[1], args, fields)
+
+
+def _is_hex4(text: str) -> bool:
+    """Return whether ``text`` is exactly four upper-case hex digits (a CRC or a boot id)."""
+    return len(text) == 4 and all(c in "0123456789ABCDEF" for c in text)
 
 
 class FrameParser:
@@ -172,7 +183,7 @@ class FrameParser:
             return None
         body, crc = raw[:-5], raw[-4:]
         try:
-            if int(crc, 16) != binascii.crc_hqx(body, 0xFFFF):
+            if not _is_hex4(crc.decode("ascii")) or int(crc, 16) != binascii.crc_hqx(body, 0xFFFF):
                 return None
             return decode(body)
         except (ValueError, ProtocolError):

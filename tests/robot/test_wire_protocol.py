@@ -52,3 +52,23 @@ def test_frame_with_bytes_outside_the_alphabet_cannot_be_encoded() -> None:
 @pytest.mark.parametrize("seq, base, ahead", [(5, 3, 2), (3, 5, -2), (1, 65535, 2), (65535, 1, -2)])
 def test_sequence_numbers_compare_across_the_wrap(seq: int, base: int, ahead: int) -> None:
     assert seq_after(seq, base) == ahead
+
+
+def test_a_frame_whose_boot_id_is_not_four_hex_digits_is_dropped_even_with_a_good_crc() -> None:
+    # a byte lost inside B= that the CRC happens to miss must not pass for a reset rig
+    parser = FrameParser()
+    damaged = encode(Frame("A7", "OK", (), {"N": "8", "B": "2F5"}))
+    assert parser.feed(damaged) == []
+    assert parser.bad_frames == 1
+    good = Frame("A7", "OK", (), {"N": "8", "B": "2F5D"})
+    assert parser.feed(encode(good)) == [good]
+
+
+def test_a_checksum_that_is_not_four_upper_case_hex_digits_is_dropped() -> None:
+    # the protocol writes the CRC as four upper-case hex digits; a lower-case one is damage
+    frame = next(f for f in (encode(Frame("A7", "OK", (), {"N": str(n)})) for n in range(100))
+                 if any(c in b"ABCDEF" for c in f[-5:-1]))
+    lowered = frame[:-5] + frame[-5:-1].lower() + b"\n"
+    parser = FrameParser()
+    assert parser.feed(lowered) == [] and parser.bad_frames == 1
+    assert parser.feed(frame) != []
