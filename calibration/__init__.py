@@ -18,7 +18,8 @@ from cubebot.calibration.errors import (
     SampleError,
     SchemeError,
 )
-from cubebot.calibration.profile import ColourProfile, default_profile_path, learn_profile
+from cubebot.calibration.learning import learn_profile
+from cubebot.calibration.profile import ColourProfile, default_profile_path
 from cubebot.calibration.scheme import ColourScheme, load_scheme
 
 __all__ = [

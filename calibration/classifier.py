@@ -33,6 +33,7 @@ from threadpoolctl import ThreadpoolController
 from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
 from cubebot.calibration.errors import (
     BrokenCubeError,
+    CalibrationError,
     DoubtfulStickersError,
     NotFittedError,
     SampleError,
@@ -95,6 +96,22 @@ class Classification:
         return {"facelets": self.facelets,
                 "confidence": [round(float(c), 4) for c in self.confidence],
                 "margin": round(float(self.margin), 4)}
+
+
+@dataclass(frozen=True)
+class _Pass:
+    """One pass of the fit: the space the stickers were read in, and the best real cube there."""
+
+    features: np.ndarray  # weighted Lab per sticker, after the face gains
+    distance: np.ndarray  # (n, 6) squared distance to each class reference, in scatters
+    cost: np.ndarray  # (n, 6) robust cost (Student-t, trust-weighted)
+    gains: np.ndarray  # (6, 3) per-face RGB gains
+    scale: float  # the scatter, weighted-Lab units
+    labels: np.ndarray  # class per sticker of the best real cube
+    class_of_face: np.ndarray  # class shown on each face
+    total: float  # its cost
+    margin: float  # gap to the cheapest other real cube
+    sticker_margin: np.ndarray  # that gap per sticker
 
 
 @lru_cache(maxsize=None)
@@ -169,12 +186,16 @@ class ColourClassifier(BaseEstimator):
 
         Raises:
             SampleError: malformed samples or spread.
+            CalibrationError: ``max_iter`` is not a whole number of at least 1.
             SchemeError, ProfileError: a bad scheme or profile.
             DoubtfulStickersError: no valid reading is good enough (names the stickers).
             ImpossibleCubeError: ``y`` is given and is not a real cube.
             SampleError: ``y`` is given and the samples show another cube (a scrambled cube
                 photographed as the solved one).
         """
+        if not isinstance(self.max_iter, int) or self.max_iter < 1:
+            raise CalibrationError(f"max_iter={self.max_iter!r}: the classifier needs at least "
+                                   "one pass; give an integer of 1 or more (the default is 6)")
         rgb = read_samples(X, self.size, self.order)
         spread_rgb = read_spread(spread, len(rgb))
         scheme = load_scheme(self.scheme)
@@ -210,17 +231,14 @@ class ColourClassifier(BaseEstimator):
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
             cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
             reading = self._read(cost)
-            read_with = (cost, gains, scale)
+            last = _Pass(features, distance, cost, gains, scale, *reading)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
             refs, scale = self._references(features, labels, prior, scale, trust)
             gains = self._face_gains(balanced, labels, faces_of)
         self.n_iter_ = iteration
-        labels, class_of_face, total, margin, sticker_margin = reading
-        cost, gains, scale = read_with
-        self._finish(features, distance, cost, labels, class_of_face, total, margin,
-                     sticker_margin, gains, scale)
+        self._finish(last)
         return self
 
     def predict(self, X: object) -> np.ndarray:
@@ -496,10 +514,8 @@ class ColourClassifier(BaseEstimator):
             overruled, self.size,
             "the stickers read on their own make a real cube, but the best reading overrules them")
 
-    def _finish(self, features: np.ndarray, distance: np.ndarray, cost: np.ndarray,
-                labels: np.ndarray, class_of_face: np.ndarray, total: float, margin: float,
-                sticker_margin: np.ndarray, gains: np.ndarray, scale: float) -> None:
-        """Check the reading, apply the confidence rule, and store the fit's results.
+    def _finish(self, last: "_Pass") -> None:
+        """Check the last pass's reading, apply the confidence rule, and store the results.
 
         Raises:
             DoubtfulStickersError: a sign of a bad scan (see :meth:`_check_doubt`), or a sticker
@@ -507,12 +523,14 @@ class ColourClassifier(BaseEstimator):
                 and what else it could be).
             BrokenCubeError: the stickers' own colours show a cube no turning reaches.
         """
+        features, distance, cost, labels = last.features, last.distance, last.cost, last.labels
+        class_of_face, total, margin, scale = last.class_of_face, last.total, last.margin, last.scale
         n = len(labels)
         face_of_class = np.empty(6, dtype=np.intp)
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
         sticker_margin = np.minimum(
-            sticker_margin, self._check_broken(cost, labels, class_of_face, total, scale))
+            last.sticker_margin, self._check_broken(cost, labels, class_of_face, total, scale))
         self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         if len(overruled):
@@ -546,7 +564,7 @@ class ColourClassifier(BaseEstimator):
         self.margin_ = float(margin)
         self.overruled_ = tuple(int(i) for i in overruled)
         self.cost_ = float(total)
-        self.face_gains_ = gains
+        self.face_gains_ = last.gains
         self.scale_ = scale
         log.info("classified %dx%d in %d iteration(s): cost %.2f, margin %.2f",
                  self.size, self.size, self.n_iter_, total, margin)

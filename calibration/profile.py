@@ -15,18 +15,17 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
+from typing import Optional, Union
 
 import numpy as np
 
-from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
-from cubebot.calibration.errors import DoubtfulStickersError, ProfileError
-from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from cubebot.calibration.errors import ProfileError
+from cubebot.calibration.scheme import ColourScheme
 from cubebot.solver.files import write_text_atomic
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourProfile", "ProfileLike", "CONFIG_ENV", "config_dir", "default_profile_path",
-           "resolve_profile", "learn_profile"]
+           "resolve_profile"]
 
 log = logging.getLogger(__name__)
 
@@ -174,72 +173,3 @@ def resolve_profile(profile: ProfileLike, default: bool = False) -> Optional[Col
     if isinstance(profile, (str, Path)):
         return ColourProfile.load(profile)
     raise ProfileError(f"profile must be a ColourProfile or a path, got {type(profile).__name__}")
-
-
-def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Return, for each face class, the scheme face whose colour it is (best of 24 holdings)."""
-    holdings = orientations()
-    fit = ((lab[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
-    return holdings[int(fit.argmin())]
-
-
-def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
-                  scheme: SchemeLike = None, order: str = "rgb",
-                  start: Optional[ColourProfile] = None) -> ColourProfile:
-    """Return a profile learnt from scans: (samples, size, facelets or None) each.
-
-    A scan with known facelets (a solved cube: ``"UUU...BBB"``) teaches exactly; a scan without
-    is first classified with what has been learnt so far, and skipped (with a warning) when
-    the classifier will not read it with confidence (an unclear reading would teach the wrong
-    colours). ``start`` continues an old profile.
-
-    Raises:
-        SampleError, ImpossibleCubeError: a scan cannot be used.
-        ProfileError: no scan given.
-    """
-    from cubebot.calibration.classifier import ColourClassifier
-
-    chosen = start.scheme if start is not None and scheme is None else load_scheme(scheme)
-    totals = np.zeros((6, 3))
-    squares = np.zeros(6)
-    counts = np.zeros(6)
-    used = 0
-    current = start
-    if start is not None:
-        totals = start.lab * start.counts[:, None]
-        squares = (start.spread ** 2 + (start.lab ** 2).sum(axis=1)) * start.counts
-        counts = start.counts.astype(float)
-        used = start.scans
-    reference = linear_to_lab(srgb_to_linear(chosen.rgb_array))
-    for samples, size, facelets in scans:
-        model = ColourClassifier(size, order=order, scheme=chosen,
-                                 profile=current if current is not None else False)
-        try:
-            model.fit(samples, facelets)
-        except DoubtfulStickersError as err:
-            # an unclear reading would teach the wrong colours: better to learn nothing from it
-            log.warning("skipped a %dx%d scan too unclear to learn from: %s", size, size, err)
-            continue
-        per_face = size * size
-        faces_of = np.arange(6 * per_face) // per_face
-        rgb = np.asarray(samples, dtype=float)
-        rgb = rgb[:, ::-1] if order == "bgr" else rgb
-        lab = linear_to_lab(srgb_to_linear(rgb) / model.cast_ / model.face_gains_[faces_of])
-        means = np.array([lab[model.labels_ == f].mean(axis=0) for f in range(6)])
-        known = current.lab if current is not None else reference
-        colour_of = _colour_of_faces(means, known)
-        for face in range(6):
-            mine = lab[model.labels_ == face]
-            colour = colour_of[face]
-            totals[colour] += mine.sum(axis=0)
-            squares[colour] += (mine ** 2).sum()
-            counts[colour] += len(mine)
-        used += 1
-        mean = totals / counts[:, None]
-        spread = np.sqrt(np.maximum(squares / counts - (mean ** 2).sum(axis=1), 0.0))
-        current = ColourProfile(chosen, mean, spread, counts.astype(int), used)
-        log.info("learnt from scan %d (%dx%d)", used, size, size)
-    if current is None:
-        raise ProfileError("no scan clear enough to learn a colour profile from: give a scan "
-                           "of the solved cube")
-    return current

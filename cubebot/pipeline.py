@@ -34,6 +34,7 @@ from cubebot.solver.geometry import check_size
 from cubebot.solver.tables import cache_dir
 from cubebot.vision import (
     Camera,
+    CameraBase,
     Conditions,
     FaceScan,
     SamplePoints,
@@ -106,7 +107,7 @@ class _Silent:
         log.debug("streamed %d/%d", done, total)
 
 
-class PresentedCamera:
+class PresentedCamera(CameraBase):
     """A camera that sees each face only once it has been put in front of it.
 
     A fixed camera reads whatever is in view; ``present(face)`` is called before each face is
@@ -119,22 +120,17 @@ class PresentedCamera:
 
     def read_face(self, face: str) -> Any:
         """Return a frame of ``face``, after asking for it to be shown."""
+        self._check_open()
         self.present(face)
         return self.camera.read_face(face)
 
     def read(self) -> Any:
         """Return the next frame of the camera."""
+        self._check_open()
         return self.camera.read()
 
-    def close(self) -> None:
-        """Close the camera."""
+    def _release(self) -> None:
         self.camera.close()
-
-    def __enter__(self) -> "PresentedCamera":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)

@@ -165,16 +165,36 @@ def _sticker_face(index: int, size: int) -> str:
 def move_cubie(move: Move, size: int) -> CubieCube:
     """Return the cubie form of a face turn, read off its sticker permutation.
 
+    Each position's piece is the one whose stickers the turn brings there, and its
+    orientation is which of the position's stickers shows the piece's first sticker (the
+    convention of the facelet reader in :mod:`cubebot.solver.validation`).
+
     Raises:
         ValueError: ``move`` is a whole-cube rotation.
     """
     if move.is_rotation:
         raise ValueError(f"{move} is a whole-cube rotation; it has no cubie form")
-    from cubebot.solver.validation import read_cubies  # the reader lives with the checks
+    perm = tuple(int(i) for i in move_permutation(move, size))
+    corners = _read_moved(corner_facelets(size), perm)
+    if size == 2:
+        return CubieCube(*corners)
+    return CubieCube(*corners, *_read_moved(edge_facelets(), perm))
 
-    solved = "".join(f * size * size for f in FACE_LETTERS)
-    perm = move_permutation(move, size)
-    return read_cubies("".join(solved[i] for i in perm), size)
+
+def _read_moved(positions: tuple[tuple[int, ...], ...],
+                perm: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Return (piece, orientation) per position after the sticker permutation ``perm``."""
+    owner = {sticker: (piece, k) for piece, stickers in enumerate(positions)
+             for k, sticker in enumerate(stickers)}
+    pieces, orientations = [], []
+    for stickers in positions:
+        for j, sticker in enumerate(stickers):
+            piece, k = owner[perm[sticker]]
+            if k == 0:
+                pieces.append(piece)
+                orientations.append(j)
+                break
+    return tuple(pieces), tuple(orientations)
 
 
 def count_states(size: int) -> int:

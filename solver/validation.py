@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import TYPE_CHECKING, Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from cubebot.solver.errors import (
     DuplicatePieceError,
@@ -29,10 +29,8 @@ from cubebot.solver.geometry import (
     corner_facelets,
     edge_facelets,
 )
+from cubebot.solver.cubie import CubieCube, permutation_parity
 from cubebot.solver.notation import FACE_LETTERS
-
-if TYPE_CHECKING:
-    from cubebot.solver.cubie import CubieCube
 
 __all__ = ["normalise", "read_cubies", "parse_facelets", "COLOUR_NAMES"]
 
@@ -178,7 +176,7 @@ def _unknown_piece(kind: str, where: str, seen: tuple[str, ...], symbols: Mappin
 
 def read_cubies(
     faces: str, size: int, symbols: Optional[Mapping[str, str]] = None
-) -> "CubieCube":
+) -> CubieCube:
     """Return the pieces of a cube given in face letters, checking that a real cube looks so.
 
     ``symbols`` maps face letters back to the scan's own symbols, for messages.
@@ -188,8 +186,6 @@ def read_cubies(
         DuplicatePieceError: a piece appears twice.
         TwistedCornerError, FlippedEdgeError, ParityError: the cube was taken apart.
     """
-    from cubebot.solver.cubie import CubieCube, permutation_parity
-
     symbols = symbols or {f: f for f in FACE_LETTERS}
     cp, co = _read_pieces("corner", faces, corner_facelets(size), _corner_table(size),
                           [c.name for c in Corner], symbols)
@@ -256,7 +252,7 @@ def _check_unique(kind: str, pieces: list[int], names: list[str], symbols: Mappi
             )
 
 
-def parse_facelets(text: str, size: Optional[int] = None) -> tuple[str, "CubieCube"]:
+def parse_facelets(text: str, size: Optional[int] = None) -> tuple[str, CubieCube]:
     """Return the normalised face-letter string and its pieces, fully checked.
 
     Raises:

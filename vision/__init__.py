@@ -28,7 +28,7 @@ Public API:
   :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).
 """
 
-from cubebot.vision.cameras import BACKENDS, Camera, DeviceCamera, FolderCamera, has_display
+from cubebot.vision.cameras import BACKENDS, Camera, CameraBase, DeviceCamera, FolderCamera, has_display
 from cubebot.vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 from cubebot.vision.guided import GuidedScan, run_guided_scan
@@ -39,7 +39,7 @@ from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_cube, sc
 from cubebot.vision.synthetic import Conditions, SyntheticCamera
 
 __all__ = [
-    "Camera", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
+    "Camera", "CameraBase", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
     "has_display", "Grid", "detect_grid", "grid_from_corners", "sample_stickers", "SamplePoints",
     "SamplePointsError", "FaceScan", "FaceView", "scan_face", "scan_faces", "scan_cube",
     "classify_scan", "sticker_name", "draw_overlay", "write_overlays", "GuidedScan",

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, Self, Union, runtime_checkable
 
 import cv2
 import numpy as np
@@ -64,6 +64,49 @@ class Camera(Protocol):
         """Close the camera."""
 
 
+class CameraBase:
+    """What the cameras share: a context manager that closes once, reads refused once closed,
+    and :meth:`read` going round U R F D L B for cameras that hold a picture per face.
+
+    A camera implements :meth:`read_face` (calling :meth:`_check_open` first) and, when it
+    holds a device, :meth:`_release`. :class:`Camera` stays the protocol users implement: a
+    camera of one's own need not derive from this class.
+    """
+
+    _closed = False
+    _next = 0
+
+    def read_face(self, face: str) -> np.ndarray:
+        """Return a BGR frame showing ``face`` (one of U R F D L B)."""
+        raise NotImplementedError
+
+    def read(self) -> np.ndarray:
+        """Return the next face's picture, going round U R F D L B."""
+        face = FACE_LETTERS[self._next % 6]
+        self._next += 1
+        return self.read_face(face)
+
+    def close(self) -> None:
+        """Release the source; later reads raise :class:`CameraError`. Closing twice is harmless."""
+        if not self._closed:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        """Release what the camera holds (nothing, unless a subclass says otherwise)."""
+
+    def _check_open(self) -> None:
+        """Raise :class:`CameraError` when the camera has been closed."""
+        if self._closed:
+            raise CameraError(f"{self!r} is closed: open the camera again to read from it")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def has_display() -> bool:
     """Return whether a window can be shown (a desktop session, or not Linux at all)."""
     if sys.platform.startswith("linux"):
@@ -71,7 +114,7 @@ def has_display() -> bool:
     return True
 
 
-class FolderCamera:
+class FolderCamera(CameraBase):
     """Face photos from a folder: files named ``U R F D L B`` with any common image ending.
 
     Raises :class:`CameraError` naming the folder when it is missing, lacks a face's photo, or
@@ -100,7 +143,6 @@ class FolderCamera:
             raise CameraError(
                 f"image folder {str(self.path)!r} has no photo for face(s) {' '.join(missing)}: "
                 f"name the six photos U R F D L B (e.g. U.jpg, R.png)")
-        self._next = 0
 
     def read_face(self, face: str) -> np.ndarray:
         """Return the photo of ``face`` as a BGR image.
@@ -108,6 +150,7 @@ class FolderCamera:
         Raises :class:`CameraError` when the file cannot be read as an image, and
         :class:`ValueError` for an unknown face letter.
         """
+        self._check_open()
         if face not in FACE_LETTERS:
             raise ValueError(f"unknown face {face!r}: use one of {FACE_LETTERS}")
         path = self.files[face]
@@ -116,26 +159,11 @@ class FolderCamera:
             raise CameraError(f"cannot read {str(path)!r} as an image (damaged or not a picture)")
         return frame
 
-    def read(self) -> np.ndarray:
-        """Return the next face's photo, going round U R F D L B."""
-        face = FACE_LETTERS[self._next % 6]
-        self._next += 1
-        return self.read_face(face)
-
-    def close(self) -> None:
-        """Nothing to release: files are read one at a time."""
-
-    def __enter__(self) -> "FolderCamera":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         return f"FolderCamera({str(self.path)!r})"
 
 
-class DeviceCamera:
+class DeviceCamera(CameraBase):
     """A live OpenCV camera: a device index (``0``), a device path or a stream URL.
 
     ``backend`` picks OpenCV's capture backend by name (see :data:`BACKENDS`). After a short
@@ -204,6 +232,7 @@ class DeviceCamera:
 
         Raises :class:`CameraError` when the device gives no frame or only black ones.
         """
+        self._check_open()
         for _ in range(5):
             frame = self._grab()
             if int(frame.max()) >= _BLACK_LEVEL:
@@ -215,15 +244,8 @@ class DeviceCamera:
         """Return what the camera sees now (the face is shown to it by hand or by the rig)."""
         return self.read()
 
-    def close(self) -> None:
-        """Release the device."""
+    def _release(self) -> None:
         self._capture.release()
-
-    def __enter__(self) -> "DeviceCamera":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"DeviceCamera({self.source!r}, backend={self.backend!r})"

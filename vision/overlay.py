@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 import cv2
 import numpy as np
 
+from cubebot.calibration.scheme import load_scheme
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.grid import Grid
 
@@ -19,15 +20,10 @@ if TYPE_CHECKING:
 
 __all__ = ["draw_overlay", "write_overlays", "letter_swatches", "LABEL_BGR"]
 
-#: Swatch colours for face letters (Western scheme), BGR, used to show classified stickers.
-LABEL_BGR = {
-    "U": (250, 250, 250),
-    "R": (40, 30, 200),
-    "F": (60, 170, 20),
-    "D": (20, 220, 250),
-    "L": (10, 120, 255),
-    "B": (200, 80, 10),
-}
+#: Swatch colours for face letters, BGR: the Western scheme's colours, whose one home is
+#: :mod:`cubebot.calibration.scheme` (the renderer draws with these too).
+LABEL_BGR: dict[str, tuple[int, int, int]] = {
+    face: (rgb[2], rgb[1], rgb[0]) for face, rgb in zip(FACE_LETTERS, load_scheme().rgb)}
 _SEEN = (0, 255, 0)
 _FILLED = (0, 200, 255)
 _DOUBTFUL = (0, 0, 255)

@@ -19,7 +19,7 @@ import numpy as np
 
 from cubebot.solver import Cube
 from cubebot.solver.notation import FACE_LETTERS
-from cubebot.vision.errors import CameraError
+from cubebot.vision.cameras import CameraBase
 
 __all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb"]
 
@@ -181,7 +181,7 @@ def _background(width: int, height: int, clutter: int, rng: np.random.Generator)
     return np.clip(img, 0, 1)
 
 
-class SyntheticCamera:
+class SyntheticCamera(CameraBase):
     """A camera that photographs a virtual cube: ``read_face("F")`` shows its F face.
 
     ``facelets`` is the cube state (24 or 54 face letters); ``conditions`` sets the light and
@@ -194,8 +194,6 @@ class SyntheticCamera:
         self._seed = int(seed)
         self.conditions = conditions or Conditions()
         self._shots: dict[str, int] = {}
-        self._next = 0
-        self._closed = False
         #: Pixel corners of the face in the last picture (top-left first, clockwise): the truth
         #: a detector's grid can be checked against.
         self.last_corners = np.zeros((4, 2))
@@ -220,20 +218,13 @@ class SyntheticCamera:
 
         Raises :class:`CameraError` after :meth:`close`, :class:`ValueError` for an unknown face.
         """
-        if self._closed:
-            raise CameraError("synthetic camera is closed")
+        self._check_open()
         if face not in FACE_LETTERS:
             raise ValueError(f"unknown face {face!r}: use one of {''.join(FACE_LETTERS)}")
         shot = self._shots.get(face, 0)
         self._shots[face] = shot + 1
         rng = np.random.default_rng([self._seed, FACE_LETTERS.index(face), shot])
         return self.render(face, rng)
-
-    def read(self) -> np.ndarray:
-        """Return the next face's picture, going round U R F D L B."""
-        face = FACE_LETTERS[self._next % 6]
-        self._next += 1
-        return self.read_face(face)
 
     def frames(self) -> Iterator[np.ndarray]:
         """Yield pictures of the faces in U R F D L B order, once round."""
@@ -324,16 +315,6 @@ class SyntheticCamera:
                                    flags=cv2.INTER_LINEAR)[..., None]
         image *= 1 - mask
         image += drawn * mask
-
-    def close(self) -> None:
-        """Stop the camera; later reads raise :class:`CameraError`."""
-        self._closed = True
-
-    def __enter__(self) -> "SyntheticCamera":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"SyntheticCamera({self.facelets!r}, seed={self._seed}, conditions={self.conditions!r})"

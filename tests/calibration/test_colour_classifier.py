@@ -9,6 +9,7 @@ import pytest
 from sklearn.base import clone
 
 from cubebot.calibration import (
+    CalibrationError,
     ColourClassifier,
     DoubtfulStickersError,
     NotFittedError,
@@ -317,3 +318,10 @@ def test_a_flipped_edge_is_reported_as_a_broken_cube() -> None:
     flipped[[first, second]] = scan[[second, first]]
     with pytest.raises(BrokenCubeError, match="flipped"):
         classify(flipped)
+
+
+@pytest.mark.parametrize("max_iter", [0, -1, 2.5])
+def test_a_classifier_without_a_pass_is_refused_with_the_fix(max_iter: object) -> None:
+    _, scan = _scan(seed=3)
+    with pytest.raises(CalibrationError, match="max_iter"):
+        ColourClassifier(3, max_iter=max_iter).fit(scan)  # type: ignore[arg-type]

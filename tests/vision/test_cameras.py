@@ -145,3 +145,29 @@ def test_warm_light_is_redder_than_daylight() -> None:
     assert warm[0] > warm[1] > warm[2]
     with pytest.raises(ValueError, match="kelvin|K"):
         kelvin_to_rgb(100)
+
+
+def test_every_camera_shares_one_lifecycle(tmp_path: Path, cube3: Cube) -> None:
+    # close once (twice is harmless), reads refused after, and read() goes round the faces
+
+    from cubebot.pipeline import PresentedCamera
+    from cubebot.vision import CameraBase
+
+    with SyntheticCamera(cube3) as synthetic:
+        for face in "URFDLB":
+            cv2.imwrite(str(tmp_path / f"{face}.png"), synthetic.read_face(face))
+    shown: list[str] = []
+    cameras = [FolderCamera(tmp_path), SyntheticCamera(cube3),
+               PresentedCamera(SyntheticCamera(cube3), shown.append)]
+    for camera in cameras:
+        assert isinstance(camera, CameraBase)
+        with camera:
+            assert camera.read().shape[2] == 3
+            assert camera.read_face("F").ndim == 3
+        camera.close()
+        with pytest.raises(CameraError, match="closed"):
+            camera.read_face("U")
+    assert shown == ["F"]
+    inner = cameras[2].camera  # closing the presented camera closes the one it wraps
+    with pytest.raises(CameraError, match="closed"):
+        inner.read_face("U")
