@@ -350,11 +350,13 @@ def _rig_cube(rig: Rig) -> Optional[str]:
 
 def _pictures(output: Path, report: RunReport, face_scan: FaceScan,
               classification: Classification) -> list[Path]:
-    low = [i for i, c in enumerate(classification.confidence) if c < 0.5]
+    # marked red: the stickers whose own colour the cube's rules overruled
     overlays = write_overlays(face_scan, output / "scan", facelets=classification.facelets,
-                              doubtful=low)
+                              doubtful=list(classification.overruled),
+                              confidence=classification.confidence)
     pictures = list(overlays)
-    pictures.append(write_net_png(report.scanned, output / "net-scanned.png"))
+    pictures.append(write_net_png(report.scanned, output / "net-scanned.png",
+                                  measured_rgb=face_scan.rgb))
     if report.rig_facelets is not None:
         pictures.append(write_net_png(report.rig_facelets, output / "net-after.png"))
     moves = str(report.solution) if report.solution is not None else ""

@@ -31,22 +31,33 @@ def ansi_net(facelets: str) -> str:
     return "\n".join(out)
 
 
-def net_image(facelets: str, sticker_px: int = 40) -> np.ndarray:
-    """Return the net as a BGR image (white background, dark grid lines).
+def net_image(facelets: str, sticker_px: int = 40, *,
+              measured_rgb: "np.ndarray | None" = None) -> np.ndarray:
+    """Return the net as a BGR image (light background, dark grid lines, each face labelled).
 
-    The stickers have the colours the scan overlays use, so every picture of a cube agrees
-    (imported here, with OpenCV, so that printing a net needs neither).
+    The stickers have the colours the scan overlays use (the scheme's), so every picture of a
+    cube agrees. ``measured_rgb`` (one RGB colour per sticker, facelet order) draws the colour
+    the camera measured inside each sticker, beside the colour it was read as, with a legend
+    under the net (imported here, with OpenCV, so that printing a net needs neither).
+
+    Raises:
+        ValueError: ``measured_rgb`` does not hold one colour per sticker.
     """
     import cv2
 
     from cubebot.vision.overlay import LABEL_BGR
 
     n = 2 if len(facelets) == 24 else 3
+    if measured_rgb is not None and np.shape(measured_rgb) != (6 * n * n, 3):
+        raise ValueError(f"measured_rgb needs {6 * n * n} RGB colours, one per sticker, "
+                         f"got shape {np.shape(measured_rgb)}")
     face_px = n * sticker_px
     gap = sticker_px // 4
-    height = 3 * face_px + 4 * gap
+    legend_px = sticker_px if measured_rgb is not None else 0
+    height = 3 * face_px + 4 * gap + legend_px
     width = 4 * face_px + 5 * gap
     image = np.full((height, width, 3), 245, dtype=np.uint8)
+    inset = sticker_px // 4
     for f, face in enumerate(FACE_LETTERS):
         row0, col0 = _NET_CELLS[face]
         top = gap + row0 * (face_px + gap)
@@ -56,17 +67,41 @@ def net_image(facelets: str, sticker_px: int = 40) -> np.ndarray:
             y, x = top + r * sticker_px, left + c * sticker_px
             colour = LABEL_BGR[facelets[f * n * n + i]]
             cv2.rectangle(image, (x, y), (x + sticker_px - 1, y + sticker_px - 1), colour, -1)
+            if measured_rgb is not None:
+                seen = tuple(int(v) for v in np.asarray(measured_rgb[f * n * n + i])[::-1])
+                cv2.rectangle(image, (x + inset, y + inset),
+                              (x + sticker_px - 1 - inset, y + sticker_px - 1 - inset), seen, -1)
             cv2.rectangle(image, (x, y), (x + sticker_px - 1, y + sticker_px - 1), (30, 30, 30), 2)
+        _face_label(image, face, (left + face_px // 2, top + face_px // 2), sticker_px)
+    if measured_rgb is not None:
+        cv2.putText(image, "border: the colour read   inside: the colour the camera measured",
+                    (gap, height - legend_px // 3), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.011 * sticker_px, (30, 30, 30), 1, cv2.LINE_AA)
     return image
 
 
-def write_net_png(facelets: str, path: str | Path) -> Path:
-    """Write the net as a PNG and return its path.
+def _face_label(image: np.ndarray, face: str, centre: tuple[int, int], sticker_px: int) -> None:
+    """Write the face letter on a small white disc at ``centre``, in place."""
+    import cv2
+
+    radius = max(6, sticker_px // 4)
+    cv2.circle(image, centre, radius, (255, 255, 255), -1, cv2.LINE_AA)
+    cv2.circle(image, centre, radius, (30, 30, 30), 1, cv2.LINE_AA)
+    font = 0.014 * sticker_px
+    (tw, th), _ = cv2.getTextSize(face, cv2.FONT_HERSHEY_SIMPLEX, font, 1)
+    cv2.putText(image, face, (centre[0] - tw // 2, centre[1] + th // 2),
+                cv2.FONT_HERSHEY_SIMPLEX, font, (30, 30, 30), 1, cv2.LINE_AA)
+
+
+def write_net_png(facelets: str, path: str | Path, *,
+                  measured_rgb: "np.ndarray | None" = None) -> Path:
+    """Write the net as a PNG (see :func:`net_image`) and return its path.
 
     Raises:
         OSError: the file could not be written.
+        ValueError: ``measured_rgb`` does not hold one colour per sticker.
     """
-    return write_image(net_image(facelets), path)
+    return write_image(net_image(facelets, measured_rgb=measured_rgb), path)
 
 
 def _fit_height(image: np.ndarray, height: int) -> np.ndarray:

@@ -18,6 +18,7 @@ from cubebot.solver.notation import FACE_LETTERS, Face, Move
 
 __all__ = [
     "SIZES",
+    "AUTO",
     "check_size",
     "Corner",
     "Edge",
@@ -95,6 +96,8 @@ def facelet_count(size: int) -> int:
 
 #: The cube sizes cubebot handles: a 2x2 and a 3x3.
 SIZES = (2, 3)
+#: A size left for the pictures to decide (a scan, a calibration), between the two of SIZES.
+AUTO = "auto"
 
 
 def check_size(size: object) -> int:

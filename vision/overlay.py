@@ -32,7 +32,9 @@ _DOUBTFUL = (0, 0, 255)
 def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] = None, *,
                  doubtful: Sequence[int] = (), caption: str = "",
                  swatches: Optional[dict[str, tuple[int, int, int]]] = None,
-                 fills: Optional[np.ndarray] = None) -> np.ndarray:
+                 fills: Optional[np.ndarray] = None,
+                 confidence: Optional[Sequence[float]] = None,
+                 legend: bool = False) -> np.ndarray:
     """Return a copy of a BGR frame with the grid drawn and each sticker's label on it.
 
     Stickers the detector saw are outlined green, those filled from the lattice amber, and
@@ -40,14 +42,19 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
     letters) are written in the middle of each sticker on a swatch of that label's colour,
     taken from ``swatches`` (label to BGR; default :data:`LABEL_BGR`, the Western scheme).
     ``fills`` (n*n, 3) BGR draws each sticker's own colour as it was sampled, for a live
-    preview before the cube is classified.
-    Raises :class:`ValueError` when the number of labels is not the number of stickers.
+    preview before the cube is classified. ``confidence`` (one per sticker, 0..1) is written
+    as a percentage under each label; ``legend`` adds a key to the outlines and marks at the
+    bottom of the picture.
+    Raises :class:`ValueError` when the number of labels, fills or confidences is not the
+    number of stickers.
     """
     n = grid.size
     if labels is not None and len(labels) != n * n:
         raise ValueError(f"need {n * n} labels, one per sticker, got {len(labels)}")
     if fills is not None and np.shape(fills) != (n * n, 3):
         raise ValueError(f"need {n * n} fill colours (BGR), got an array of shape {np.shape(fills)}")
+    if confidence is not None and len(confidence) != n * n:
+        raise ValueError(f"need {n * n} confidences, one per sticker, got {len(confidence)}")
     out = frame.copy()
     scale = max(1.0, max(frame.shape[:2]) / 640)
     thick = max(1, int(round(2 * scale)))
@@ -77,20 +84,42 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
         text_colour = (0, 0, 0) if swatch is None or sum(swatch) > 380 else (255, 255, 255)
         cv2.putText(out, label, (centre[0] - tw // 2, centre[1] + th // 2),
                     cv2.FONT_HERSHEY_SIMPLEX, font, text_colour, thick, cv2.LINE_AA)
+        if confidence is not None:
+            _outlined(out, f"{int(float(confidence[i]) * 100)}%",
+                      (centre[0] - radius, centre[1] + radius + int(14 * scale)), 0.4 * scale)
     if caption:
         _caption(out, caption)
+    if legend:
+        _legend(out, labels is not None, confidence is not None)
     return out
+
+
+def _outlined(image: np.ndarray, text: str, at: tuple[int, int], font: float) -> None:
+    """Write ``text`` white on a dark outline at ``at``, in place (readable on any picture)."""
+    thick = max(1, int(round(2 * font)))
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, font, (0, 0, 0), thick + 2,
+                cv2.LINE_AA)
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, font, (255, 255, 255), thick,
+                cv2.LINE_AA)
+
+
+def _legend(image: np.ndarray, labelled: bool, with_confidence: bool) -> None:
+    """Write the key to the outlines (and labels, confidences) at the bottom, in place."""
+    scale = max(1.0, max(image.shape[:2]) / 640)
+    lines = ["green: sticker found   amber: placed from the grid   red: in doubt or overruled"]
+    if labelled:
+        lines.append("letter: the face whose colour it reads as"
+                     + ("   %: confidence" if with_confidence else ""))
+    step = int(22 * scale)
+    bottom = image.shape[0] - int(8 * scale)
+    for k, line in enumerate(reversed(lines)):
+        _outlined(image, line, (int(8 * scale), bottom - k * step), 0.45 * scale)
 
 
 def _caption(image: np.ndarray, text: str) -> None:
     """Write ``text`` at the top left of ``image`` (white on a dark outline), in place."""
     scale = max(1.0, max(image.shape[:2]) / 640)
-    thick = max(1, int(round(2 * scale)))
-    at = (int(10 * scale), int(28 * scale))
-    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (0, 0, 0), thick + 2,
-                cv2.LINE_AA)
-    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (255, 255, 255), thick,
-                cv2.LINE_AA)
+    _outlined(image, text, (int(10 * scale), int(28 * scale)), 0.8 * scale)
 
 
 def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int, int]]:
@@ -105,13 +134,15 @@ def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int
 
 
 def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
-                   facelets: Optional[str] = None, doubtful: Sequence[int] = ()) -> list[Path]:
+                   facelets: Optional[str] = None, doubtful: Sequence[int] = (),
+                   confidence: Optional[Sequence[float]] = None) -> list[Path]:
     """Write one annotated PNG per scanned face (``U.png`` ...) into ``folder``; return their paths.
 
     ``facelets`` (the classified string) labels the stickers, placed as each picture shows them
     (a picture read as turned gets its labels turned too); ``doubtful`` holds facelet indices
-    to mark red. The folder is created if needed; raises :class:`OSError` when a file cannot
-    be written.
+    to mark red; ``confidence`` (facelet order) is written on each sticker. Every picture has a
+    legend. The folder is created if needed; raises :class:`OSError` when a file cannot be
+    written.
     """
     out_dir = Path(folder)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -128,9 +159,14 @@ def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
             continue
         face_marks = np.rot90(marked[f_index * per_face:(f_index + 1) * per_face].reshape(n, n),
                               view.turns).ravel()
+        face_confidence = None
+        if confidence is not None:
+            mine = np.asarray(confidence, dtype=float)[f_index * per_face:(f_index + 1) * per_face]
+            face_confidence = np.rot90(mine.reshape(n, n), view.turns).ravel().tolist()
         image = draw_overlay(view.frame, view.grid, list(labels[face]) if labels else None,
                              doubtful=[int(i) for i in np.flatnonzero(face_marks)],
-                             caption=f"face {face}", swatches=swatches)
+                             caption=f"face {face}", swatches=swatches,
+                             confidence=face_confidence, legend=True)
         path = out_dir / f"{face}.png"
         if not cv2.imwrite(str(path), image):
             raise OSError(f"could not write overlay image {str(path)!r}")
@@ -165,7 +201,8 @@ def write_failure_pictures(camera: "Camera", error: "ScanError",
             per_face = size * size
             doubtful = [i - f_index * per_face for i in error.stickers
                         if f_index * per_face <= i < (f_index + 1) * per_face]
-            image = draw_overlay(frame, grid, None, doubtful=doubtful, caption=caption)
+            image = draw_overlay(frame, grid, None, doubtful=doubtful, caption=caption,
+                                 legend=True)
             break
         else:
             _caption(image, f"{caption} (no grid found)")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from cubebot.solver.geometry import check_size, sticker_name
+from cubebot.solver.geometry import AUTO, check_size, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import Camera
 from cubebot.vision.errors import GridNotFoundError, ScanError
@@ -136,10 +136,6 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
             f"{' '.join(faces)}: {reason}" for reason, faces in by_reason.items()))
         raise ScanError(f"re-shoot face(s) {' '.join(failures)}: {reasons}", faces=list(failures))
     return scan
-
-
-#: ``size`` for :func:`scan_cube` that lets the pictures decide between a 2x2 and a 3x3.
-AUTO = "auto"
 
 
 def scan_cube(camera: Camera, size: int | str, *, profile: Any = None, scheme: Any = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary"]
+__all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary", "size_or_auto"]
 
 
 class Command(NamedTuple):
@@ -53,3 +53,20 @@ def summary(name: str) -> str:
     """Return the one-line help of a subcommand or calibrate target; raises KeyError if unknown."""
     found = COMMANDS.get(name) or CALIBRATE_TARGETS[name]
     return found.summary
+
+
+def size_or_auto(text: str) -> "int | str":
+    """Return a ``--size`` value: 2, 3 or ``"auto"`` (the pictures decide).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else, with the choices.
+    """
+    import argparse
+
+    from cubebot.solver.geometry import AUTO
+
+    if text == AUTO:
+        return AUTO
+    if text not in ("2", "3"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 2, 3 or {AUTO}")
+    return int(text)

@@ -7,18 +7,21 @@ of face photos, read through the vision part.
 from __future__ import annotations
 
 import argparse
+import logging
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from cubebot.calibration import ColourProfile, classify, default_profile_path, learn_profile
 from cubebot.calibration.errors import SampleError, sticker_name
 from cubebot.calibration.scheme import scheme_names
-from cubebot.commands import summary
+from cubebot.commands import size_or_auto, summary
 from cubebot.solver import Cube
 
 __all__ = ["register", "read_scan_file"]
+
+log = logging.getLogger(__name__)
 
 
 
@@ -88,25 +91,57 @@ def _solved(size: int) -> str:
     return "".join(face * size * size for face in "URFDLB")
 
 
-def _photo_scan(folder: str, size: int, solved: bool,
+def _photo_scan(folder: str, size: "int | str", solved: bool,
                 start: Optional[ColourProfile]) -> tuple[list, int, Optional[str]]:
     """Return (samples, size, facelets) of six face photos in ``folder`` (U.jpg ... B.jpg).
 
     A scrambled cube is read here, pictures turned as needed, so that its facelets fit the
     samples; a solved cube needs no reading (each face shows one colour however it is turned).
+    ``size`` may be ``"auto"``: a scrambled cube's size is the one its grids and colours read
+    as; a solved cube's is the one whose grid is found on every photo.
+
+    Raises:
+        SampleError: the photos are too unclear to learn from, or their size cannot be told.
+        CameraError: the folder or a photo cannot be read.
     """
-    from cubebot.vision import FolderCamera, ScanError, classify_scan, scan_faces
+    from cubebot.solver.geometry import AUTO
+    from cubebot.vision import FolderCamera, ScanError, scan_cube
 
     with FolderCamera(folder) as camera:
-        scan = scan_faces(camera, size)
-    if solved:
-        return scan.rgb.tolist(), size, _solved(size)
-    try:
-        result = classify_scan(scan, profile=start if start is not None else False)
-    except ScanError as err:
-        raise SampleError(f"the photos in {folder} are too unclear to learn colours from "
-                          f"({err}); use other photos or the solved cube") from err
-    return scan.rgb.tolist(), size, result.facelets
+        if solved:
+            scan = _solved_scan(camera, folder, size)
+            return scan.rgb.tolist(), scan.size, _solved(scan.size)
+        try:
+            result, scan = scan_cube(camera, size,
+                                     profile=start if start is not None else False)
+        except ScanError as err:
+            raise SampleError(f"the photos in {folder} are too unclear to learn colours from "
+                              f"({err}); use other photos or the solved cube") from err
+    if size == AUTO:
+        log.info("the photos in %s show a %dx%d", folder, scan.size, scan.size)
+    return scan.rgb.tolist(), scan.size, result.facelets
+
+
+def _solved_scan(camera: Any, folder: str, size: "int | str") -> Any:
+    """Return the scan of a solved cube's photos, of the size asked or found."""
+    from cubebot.solver.geometry import AUTO
+    from cubebot.vision import ScanError, scan_faces
+
+    if size != AUTO:
+        return scan_faces(camera, size)
+    found, errors = {}, {}
+    for candidate in (3, 2):
+        try:
+            found[candidate] = scan_faces(camera, candidate)
+        except ScanError as err:
+            errors[candidate] = err
+    if len(found) == 1:
+        return next(iter(found.values()))
+    if found:
+        raise SampleError(f"the photos in {folder} show a sticker grid both as a 2x2 and as a "
+                          "3x3: say which with --size 2 or --size 3")
+    raise SampleError(f"no sticker grid found in the photos in {folder} (as a 3x3: {errors[3]}; "
+                      f"as a 2x2: {errors[2]})")
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -172,8 +207,9 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                    help="folder of six photos U R F D L B (U.jpg ...) of the solved cube")
     p.add_argument("--scan-photos", action="append", metavar="DIR",
                    help="folder of six face photos of any position; may repeat")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3,
-                   help="cube size of the photo folders (default 3)")
+    p.add_argument("--size", type=size_or_auto, default="auto",
+                   help="cube size of the photo folders: 2, 3, or auto (default: the photos "
+                        "decide)")
     p.add_argument("--profile", help="where to save the profile (default: user config dir)")
     p.add_argument("--update", action="store_true",
                    help="add to the existing profile instead of starting afresh")

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from cubebot.commands import summary
+from cubebot.commands import size_or_auto, summary
 from cubebot.solver import Cube
 from cubebot.vision import (
     Conditions,
@@ -52,9 +52,15 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
                   scan: Optional[FaceScan], extra: dict[str, Any]) -> None:
     overlays: list[str] = []
     if args.save_overlays and scan is not None:
-        low = [int(i) for i in np.flatnonzero(np.asarray(confidence) < 0.5)]
-        overlays = [str(p) for p in write_overlays(scan, args.save_overlays,
-                                                   facelets=facelets, doubtful=low)]
+        from cubebot.calibration.classifier import ACCEPT_CONFIDENCE
+
+        low = [int(i) for i in np.flatnonzero(np.asarray(confidence) < ACCEPT_CONFIDENCE)]
+        from cubebot.render import write_net_png
+
+        overlays = [str(p) for p in write_overlays(scan, args.save_overlays, facelets=facelets,
+                                                   doubtful=low, confidence=confidence)]
+        overlays.append(str(write_net_png(facelets, Path(args.save_overlays) / "net.png",
+                                          measured_rgb=scan.rgb)))
     if args.json:
         data = {"facelets": facelets, "size": 2 if len(facelets) == 24 else 3,
                 "confidence": [round(float(c), 4) for c in confidence],
@@ -81,14 +87,6 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         print(f"wrote {path}")
     for key, value in extra.items():
         print(f"{key.replace('_', ' ')}: {value}")
-
-
-def _size(text: str) -> int | str:
-    if text == AUTO:
-        return AUTO
-    if text not in ("2", "3"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give 2, 3 or auto")
-    return int(text)
 
 
 def _scan(args: argparse.Namespace) -> int:
@@ -183,7 +181,7 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                         help="guided hand-held scan with a live preview: device index, path or URL")
     source.add_argument("--synthetic", action="store_true",
                         help="scan a virtual scrambled cube and check the result against it")
-    p.add_argument("--size", type=_size, default=AUTO,
+    p.add_argument("--size", type=size_or_auto, default=AUTO,
                    help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
                         "scan and --synthetic take 3)")
     p.add_argument("--seed", type=int, help="scramble and picture seed for --synthetic")

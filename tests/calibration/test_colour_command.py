@@ -163,3 +163,35 @@ def test_calibrate_colours_refuses_photos_too_unclear_to_learn_from(
     err = capsys.readouterr().err
     assert "too unclear" in err and "doubtful stickers" in err
     assert not (config / "colours.json").exists()
+
+
+def test_calibrate_colours_tells_a_solved_2x2_from_its_photos(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    from cubebot.vision import SyntheticCamera
+
+    folder = tmp_path / "solved2"
+    folder.mkdir()
+    with SyntheticCamera(Cube.solved(2).facelets, seed=5) as camera:
+        for face in "URFDLB":
+            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 0  # no --size
+    assert ColourProfile.load(config / "colours.json").counts.tolist() == [4] * 6
+
+
+def test_calibrate_colours_reads_the_size_of_real_scan_photos(
+        shared_data: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = shared_data / "photos"
+    assert main(["calibrate", "colours", "--scan-photos", str(photos / "2x2x2-random-03-084b8c5b"),
+                 "--scan-photos", str(photos / "3x3x3-random-02-36d3914c")]) == 0
+    profile = ColourProfile.load(config / "colours.json")
+    assert profile.scans == 2 and profile.counts.tolist() == [4 + 9] * 6
+
+
+def test_calibrate_colours_refuses_a_size_that_is_not_2_3_or_auto(
+        config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["calibrate", "colours", "--solved", "x.json", "--size", "4"])
+    assert caught.value.code == 2
+    assert "give 2, 3 or auto" in capsys.readouterr().err

@@ -47,3 +47,40 @@ def test_overlay_can_show_each_stickers_sampled_colour(ideal_camera: SyntheticCa
     assert tuple(shown[y, x]) == (255, 0, 255)
     with pytest.raises(ValueError, match="fill colours"):
         draw_overlay(frame, grid, fills=fills[:3])
+
+
+def test_overlay_writes_each_confidence_and_a_legend(ideal_camera: SyntheticCamera) -> None:
+    frame = ideal_camera.read_face("F")
+    grid = detect_grid(frame, 3)
+    plain = draw_overlay(frame, grid, list("FFFFFFFFF"))
+    keyed = draw_overlay(frame, grid, list("FFFFFFFFF"), confidence=[0.97] * 9, legend=True)
+    changed = np.abs(keyed.astype(int) - plain.astype(int)).max(axis=2) > 0
+    # the confidence under each label, and the key along the bottom of the picture
+    x, y = np.rint(grid.centres[4]).astype(int)
+    radius = int(max(4, 0.18 * grid.pitch()))
+    assert changed[y + radius:y + radius + 30, x - radius:x + radius].any()
+    assert changed[-40:, :].any() and not changed[:20, :].any()
+    with pytest.raises(ValueError, match="confidences"):
+        draw_overlay(frame, grid, list("FFFFFFFFF"), confidence=[0.5])
+
+
+def test_the_net_shows_the_measured_colours_beside_the_read_ones_with_face_labels() -> None:
+    import random
+
+    from cubebot.render import net_image
+    from cubebot.solver import Cube
+
+    facelets = Cube.random(3, random.Random(2)).facelets
+    measured = np.tile([255, 0, 255], (54, 1))  # magenta: no scheme colour
+    plain, shown = net_image(facelets, 40), net_image(facelets, 40, measured_rgb=measured)
+    assert shown.shape[0] > plain.shape[0]  # room for the legend
+    # the middle of U1 (net cell row 0, column 1) shows the measured colour, its border the read
+    gap, face_px = 10, 120
+    y, x = gap + 5, gap + face_px + gap + 20
+    assert tuple(shown[y + 15, x]) == (255, 0, 255)
+    assert tuple(shown[y, x]) == tuple(plain[y, x]) != (255, 0, 255)
+    # each face is labelled on its centre sticker
+    cy, cx = gap + face_px // 2, gap + face_px + gap + face_px // 2
+    assert tuple(plain[cy, cx]) == (255, 255, 255) or (plain[cy - 8:cy + 8, cx - 8:cx + 8] < 60).any()
+    with pytest.raises(ValueError, match="one per sticker"):
+        net_image(facelets, measured_rgb=measured[:5])

@@ -35,7 +35,8 @@ def test_scan_json_has_confidences_and_overlays(tmp_path: Path, capsys, cube2: C
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["facelets"] == cube2.facelets
     assert len(data["confidence"]) == 24
-    assert sorted(p.name for p in overlays.iterdir()) == sorted(f"{f}.png" for f in "URFDLB")
+    assert sorted(p.name for p in overlays.iterdir()) == sorted(
+        [f"{f}.png" for f in "URFDLB"] + ["net.png"])
 
 
 def test_synthetic_scan_reports_a_match_with_the_truth(capsys) -> None:
