@@ -124,7 +124,10 @@ def _text_panel(lines: list[str], width: int, height: int) -> np.ndarray:
 
 def summary_image(face_pictures: list[Path], scanned: str, moves: str,
                   after: str | None) -> np.ndarray:
-    """Return one picture of a run: the six annotated faces, the scanned net, the moves, the end.
+    """Return one picture of a run, in titled panels read left to right, top to bottom.
+
+    1 the six annotated faces the camera saw; 2 the net they were read as; 3 the moves sent
+    to the rig; 4 the cube the rig reports afterwards (left blank when there is none).
 
     Raises:
         OSError: a face picture could not be read.
@@ -149,16 +152,31 @@ def summary_image(face_pictures: list[Path], scanned: str, moves: str,
         else:
             line = f"{line} {word}".strip()
     lines.append(line)
-    text = _text_panel(["scanned  ->  solve:"] + lines + [f"{len(words)} moves  ->  rig"],
-                       max(360, top.shape[1] - before.shape[1] - end.shape[1]), 220)
-    bottom = np.concatenate([before, text, end], axis=1)
-    width = max(top.shape[1], bottom.shape[1])
+    width = max(top.shape[1], before.shape[1] + end.shape[1] + 360)
+    text = _text_panel(lines + [f"{len(words)} moves"], width - before.shape[1] - end.shape[1],
+                       220)
+    panels = [(before, "2  read as"), (text, "3  solution, streamed to the rig"),
+              (end, "4  the rig's cube afterwards" if after else "4  (no rig report)")]
+    bottom = np.concatenate([_titled(image, title) for image, title in panels], axis=1)
 
     def pad(image: np.ndarray) -> np.ndarray:
         extra = width - image.shape[1]
-        return np.pad(image, ((0, 0), (0, extra), (0, 0)), constant_values=245)
+        return np.pad(image, ((0, 0), (extra // 2, extra - extra // 2), (0, 0)),
+                      constant_values=245)
 
-    return np.concatenate([pad(top), np.full((10, width, 3), 245, np.uint8), pad(bottom)], axis=0)
+    first = _titled(pad(top), "1  what the camera saw: the grid and the colour read on each "
+                              "sticker, with its confidence")
+    return np.concatenate([first, np.full((10, width, 3), 245, np.uint8), pad(bottom)], axis=0)
+
+
+def _titled(image: np.ndarray, title: str) -> np.ndarray:
+    """Return ``image`` with a title band above it."""
+    import cv2
+
+    band = np.full((34, image.shape[1], 3), 245, dtype=np.uint8)
+    cv2.putText(band, title, (12, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 1,
+                cv2.LINE_AA)
+    return np.concatenate([band, image], axis=0)
 
 
 def write_image(image: np.ndarray, path: str | Path) -> Path:

@@ -54,6 +54,13 @@ def test_demo_command_writes_pictures_and_exits_zero(capsys: pytest.CaptureFixtu
     assert "SOLVED" in out and "[stream]" in out
     for name in ("pipeline.png", "net-scanned.png", "net-after.png", "scan/U.png", "scan/B.png"):
         assert cv2.imread(str(tmp_path / "out" / name)) is not None, name
+    # one finished picture: a title band over the faces, and over the nets and the moves
+    picture = cv2.imread(str(tmp_path / "out" / "pipeline.png"))
+    assert picture.shape[0] == 34 + 180 + 10 + 34 + 220
+    for band in (slice(0, 34), slice(224, 258)):
+        ink = picture[band] < 100
+        assert ink.any(), "a title is written"
+        assert ink.mean() < 0.1, "on a light band"
 
 
 def write_face_photos(facelets: str, folder: Path, seed: int = 0) -> Path:
