@@ -9,6 +9,7 @@ into errors where it must: a lost port, an emergency-stop notice, a changed boot
 from __future__ import annotations
 
 import errno
+import logging
 import queue
 import threading
 import time
@@ -28,6 +29,8 @@ from cubebot.robot.errors import (
 from cubebot.robot.protocol import Frame, FrameParser, encode
 
 __all__ = ["Link", "RigInfo"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,7 @@ class Link:
         self.url = url
         self.timeout = timeout
         self.boot_id = boot_id
+        self._new_boot: Optional[str] = None  # another boot id seen once, not yet confirmed
         #: The link's round-trip estimate, shared by queries and the sender.
         self.round_trip = RoundTrip(0.005)
         self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
@@ -224,27 +228,37 @@ class Link:
         Raises:
             RigConnectionError: the port was lost.
             EmergencyStopError: the rig announced an emergency stop.
-            RigResetError: the frame carries another boot id than :attr:`boot_id`.
+            RigResetError: two frames in a row carry the same other boot id than
+                :attr:`boot_id` (one alone may be line damage the CRC missed; a rig that reset
+                says its new id in every answer).
         """
-        try:
-            item = self._inbox.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            if not self._reader.is_alive():
-                raise self._lost() from None
-            return None
-        if isinstance(item, _Lost):
-            self._inbox.put(item)  # stays lost until the port is opened again
-            raise self._lost(item.error or "port closed")
-        if item.kind == "E":
-            raise EmergencyStopError("the rig was emergency-stopped; queued moves were "
-                                     "discarded. Check the rig, then call clear()", item.fields)
-        boot = item.fields.get("B")
-        if self.boot_id is not None and boot is not None and boot != self.boot_id:
-            raise RigResetError(
-                f"the rig reset (boot id {self.boot_id} -> {boot}) and lost its queue: the "
-                "cube's position is unknown. Re-scan the cube and solve again"
-            )
-        return item
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            try:
+                item = self._inbox.get(timeout=max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                if not self._reader.is_alive():
+                    raise self._lost() from None
+                return None
+            if isinstance(item, _Lost):
+                self._inbox.put(item)  # stays lost until the port is opened again
+                raise self._lost(item.error or "port closed")
+            if item.kind == "E":
+                raise EmergencyStopError("the rig was emergency-stopped; queued moves were "
+                                         "discarded. Check the rig, then call clear()",
+                                         item.fields)
+            boot = item.fields.get("B")
+            if self.boot_id is None or boot is None or boot == self.boot_id:
+                self._new_boot = None
+                return item
+            if boot == self._new_boot:
+                raise RigResetError(
+                    f"the rig reset (boot id {self.boot_id} -> {boot}) and lost its queue: the "
+                    "cube's position is unknown. Re-scan the cube and solve again"
+                )
+            log.warning("a frame carries boot id %s, not %s: waiting for the next to confirm",
+                        boot, self.boot_id)
+            self._new_boot = boot
 
     def drain(self) -> None:
         """Forget frames already received (answers to earlier exchanges)."""

@@ -106,8 +106,9 @@ def decode(body: bytes) -> Frame:
     """Return the frame whose checked body (between ``$`` and ``*``) is ``body``.
 
     Raises:
-        ProtocolError: fewer than two words, a malformed tag, or a boot id that is not four
-            hex digits.
+        ProtocolError: fewer than two words, a malformed tag, a field name that is not
+            upper-case letters, a counter that is not a whole number, or a boot id that is not
+            four hex digits.
     """
     words = body.decode("ascii").split(" ")
     if len(words) < 2 or not words[0] or words[0][0] not in "SQARNE":
@@ -116,12 +117,22 @@ def decode(body: bytes) -> Frame:
         raise ProtocolError(f"malformed tag in frame {body!r}")
     args = tuple(w for w in words[2:] if "=" not in w)
     fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+    # a CRC-16 misses about one damaged frame in 65,536 once bytes are lost or doubled: the
+    # fields' own shapes catch most of those that get through
+    if any(not key.isalpha() or not key.isupper() for key in fields):
+        raise ProtocolError(f"malformed field name in frame {body!r}")
+    if any(not fields[key].isdigit() for key in _NUMERIC_FIELDS & fields.keys()):
+        raise ProtocolError(f"malformed number in frame {body!r}")
     boot = fields.get("B")
     if boot is not None and not _is_hex4(boot):
         # a boot id is always four hex digits: anything else is line damage the CRC missed,
         # and must not pass for a reset rig
         raise ProtocolError(f"malformed boot id in frame {body!r}")
     return Frame(words[0], words[1], args, fields)
+
+
+#: Fields that always hold a whole number.
+_NUMERIC_FIELDS = frozenset({"N", "D", "L", "JD", "JT", "QUEUE", "STEPS", "MICRO", "PAR", "SIZE"})
 
 
 def _is_hex4(text: str) -> bool:

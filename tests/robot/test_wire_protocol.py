@@ -72,3 +72,31 @@ def test_a_checksum_that_is_not_four_upper_case_hex_digits_is_dropped() -> None:
     parser = FrameParser()
     assert parser.feed(lowered) == [] and parser.bad_frames == 1
     assert parser.feed(frame) != []
+
+
+def test_a_frame_whose_fields_are_misshapen_is_dropped() -> None:
+    # shapes a frame damaged past its CRC was seen in: a lost field name, a counter with a letter
+    parser = FrameParser()
+    assert parser.feed(encode(Frame("A4", "OK", (), {"": "460", "D": "10"}))) == []
+    assert parser.feed(encode(Frame("A4", "OK", (), {"N": "4A0"}))) == []
+    assert parser.bad_frames == 2
+
+
+def test_one_frame_with_another_boot_id_is_not_taken_for_a_reset() -> None:
+    from cubebot.robot.errors import RigResetError
+    from cubebot.robot.link import Link
+
+    def answer(boot: str) -> bytes:
+        return encode(Frame("R1", "STATUS", (), {"N": "1", "B": boot}))
+
+    link = Link("loop://", boot_id="5492")
+    try:
+        link.write(answer("5C92"))  # a forgery: line damage the CRC missed
+        link.write(answer("5492"))
+        assert link.next_frame(1.0) == Frame("R1", "STATUS", (), {"N": "1", "B": "5492"})
+        link.write(answer("0007"))  # a rig that reset says so in every answer
+        link.write(answer("0007"))
+        with pytest.raises(RigResetError, match="5492 -> 0007"):
+            link.next_frame(1.0)
+    finally:
+        link.close()
