@@ -9,6 +9,7 @@ context managers; every failure is a :class:`CameraError` that names the device 
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 import os
 import sys
 import time
@@ -64,7 +65,7 @@ class Camera(Protocol):
         """Close the camera."""
 
 
-class CameraBase:
+class CameraBase(ABC):
     """What the cameras share: a context manager that closes once, reads refused once closed,
     and :meth:`read` going round U R F D L B for cameras that hold a picture per face.
 
@@ -76,9 +77,9 @@ class CameraBase:
     _closed = False
     _next = 0
 
+    @abstractmethod
     def read_face(self, face: str) -> np.ndarray:
         """Return a BGR frame showing ``face`` (one of U R F D L B)."""
-        raise NotImplementedError
 
     def read(self) -> np.ndarray:
         """Return the next face's picture, going round U R F D L B."""

@@ -103,17 +103,22 @@ def test_calibrate_colours_without_scans_says_what_to_give(
     assert "--solved" in capsys.readouterr().err
 
 
-def test_calibrate_colours_from_photos_of_the_solved_cube(
-        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _face_photos(folder: Path, facelets: str, seed: int) -> Path:
+    """Write six synthetic photos (U.png ... B.png) of the cube ``facelets`` into ``folder``."""
     import cv2
 
     from cubebot.vision import SyntheticCamera
 
-    folder = tmp_path / "solved"
     folder.mkdir()
-    with SyntheticCamera(Cube.solved(3).facelets, seed=3) as camera:
+    with SyntheticCamera(facelets, seed=seed) as camera:
         for face in "URFDLB":
             cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    return folder
+
+
+def test_calibrate_colours_from_photos_of_the_solved_cube(
+        tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _face_photos(tmp_path / "solved", Cube.solved(3).facelets, 3)
     assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 0
     profile = ColourProfile.load(config / "colours.json")
     assert profile.counts.tolist() == [9] * 6
@@ -125,15 +130,7 @@ def test_calibrate_colours_refuses_scrambled_photos_given_as_solved(
         tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import random
 
-    import cv2
-
-    from cubebot.vision import SyntheticCamera
-
-    folder = tmp_path / "not-solved"
-    folder.mkdir()
-    with SyntheticCamera(Cube.random(3, random.Random(4)).facelets, seed=3) as camera:
-        for face in "URFDLB":
-            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    folder = _face_photos(tmp_path / "not-solved", Cube.random(3, random.Random(4)).facelets, 3)
     assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 2
     err = capsys.readouterr().err
     assert "do not show the solved cube" in err and "look like" in err
@@ -167,15 +164,7 @@ def test_calibrate_colours_refuses_photos_too_unclear_to_learn_from(
 
 def test_calibrate_colours_tells_a_solved_2x2_from_its_photos(
         tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import cv2
-
-    from cubebot.vision import SyntheticCamera
-
-    folder = tmp_path / "solved2"
-    folder.mkdir()
-    with SyntheticCamera(Cube.solved(2).facelets, seed=5) as camera:
-        for face in "URFDLB":
-            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    folder = _face_photos(tmp_path / "solved2", Cube.solved(2).facelets, 5)
     assert main(["calibrate", "colours", "--solved-photos", str(folder)]) == 0  # no --size
     assert ColourProfile.load(config / "colours.json").counts.tolist() == [4] * 6
 
