@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from cubebot.solver.cube import Cube
@@ -155,68 +156,109 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
     if unknown:
         raise TypeError(f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
                         "metric, target, max_length, timeout, optimal, faces and cost")
-    if max_length is not None and (not isinstance(max_length, int) or max_length < 0):
-        raise ValueError(f"max_length={max_length!r}: give a whole number of moves >= 0")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout={timeout!r}: give a number of seconds > 0")
-    if cost is not None and not callable(cost):
-        raise ValueError("cost must be a function from a move sequence to a number")
-    allowed = _check_faces(faces)
-    # the budget is for searching: tables are loaded (built, the first time) before it starts
-    load_tables()
-    deadline = _deadline(timeout)
-    # a length in either metric bounds the half-turn length from above
-    limit = GODS_NUMBER if max_length is None else max_length
-
+    plan = _Plan.make(metric, max_length, timeout, optimal, faces, cost)
     if relative_cube.is_solved:
         return Solution((), metric, optimal=True)
-    short = _short_optimal(relative_cube, allowed, deadline, min(SHORT_OPTIMAL_DEPTH, limit))
-    if short is not None and cost is None:
+    short = _short_optimal(relative_cube, plan.faces, plan.deadline,
+                           min(SHORT_OPTIMAL_DEPTH, plan.limit))
+    if short is not None and plan.cost is None:
         proven = metric == "htm" or all(m.turns != 2 for m in short)
         if max_length is None or _length(short, metric) <= max_length:
             return Solution(short, metric, optimal=proven)
-
-    return _two_phase_and_optimal(relative_cube, metric, allowed, limit, max_length, timeout,
-                                  deadline, optimal, cost, short)
+    return _two_phase_and_optimal(relative_cube, plan, short)
 
 
-def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
-                           max_length: Optional[int], timeout: Optional[float],
-                           deadline: Optional[float], optimal: bool,
-                           cost: Optional[Callable[[Sequence[Move]], float]],
-                           short: Optional[tuple[Move, ...]]) -> Solution:
+@dataclass(frozen=True)
+class _Plan:
+    """The answer to "which mode?", decided once and passed down to every search step.
+
+    ``faces`` the allowed faces; ``limit`` the longest answer in half turns; ``goal`` the
+    length the default mode settles for; ``loose`` the two-phase bound before any solution;
+    ``keep_going`` whether the two-phase search goes on improving after a first solution
+    (a timeout or a cost); ``collecting`` whether every solution near the best is kept for
+    the ``cost``; ``deadline`` when the ``timeout`` ends searching (None: no timeout; work
+    budgets bound the search, and a cost collects for :data:`DEFAULT_COST_BUDGET` seconds of
+    two-phase search, see :meth:`two_phase_deadline`).
+    """
+
+    metric: str
+    faces: str
+    max_length: Optional[int]
+    timeout: Optional[float]
+    optimal: bool
+    cost: Optional[Callable[[Sequence[Move]], float]]
+    deadline: Optional[float]
+    limit: int
+    goal: int
+    loose: int
+    keep_going: bool
+
+    @property
+    def collecting(self) -> bool:
+        """Return whether solutions are collected for a cost function."""
+        return self.cost is not None
+
+    def two_phase_deadline(self) -> Optional[float]:
+        """Return when the two-phase (and optimal) searches stop, starting a cost's budget now."""
+        if self.deadline is None and self.cost is not None:
+            return _deadline(DEFAULT_COST_BUDGET)
+        return self.deadline
+
+    @classmethod
+    def make(cls, metric: str, max_length: Optional[int], timeout: Optional[float],
+             optimal: bool, faces: Optional[str],
+             cost: Optional[Callable[[Sequence[Move]], float]]) -> "_Plan":
+        """Return the plan for these options, with the tables loaded and the clock started.
+
+        Raises:
+            ValueError: a bad option value (faces, max_length, timeout, cost).
+        """
+        if max_length is not None and (not isinstance(max_length, int) or max_length < 0):
+            raise ValueError(f"max_length={max_length!r}: give a whole number of moves >= 0")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout={timeout!r}: give a number of seconds > 0")
+        if cost is not None and not callable(cost):
+            raise ValueError("cost must be a function from a move sequence to a number")
+        allowed = _check_faces(faces)
+        # the budget is for searching: tables are loaded (built, the first time) before it starts
+        load_tables()
+        deadline = _deadline(timeout)
+        # a length in either metric bounds the half-turn length from above
+        limit = GODS_NUMBER if max_length is None else max_length
+        return cls(metric=metric, faces=allowed, max_length=max_length, timeout=timeout,
+                   optimal=optimal, cost=cost, deadline=deadline, limit=limit,
+                   goal=DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length),
+                   loose=_LOOSE_BOUND if max_length is None else min(_LOOSE_BOUND, limit),
+                   keep_going=cost is not None or (timeout is not None and not optimal))
+
+
+def _two_phase_and_optimal(cube: Cube, plan: _Plan, short: Optional[tuple[Move, ...]]) -> Solution:
     candidates: list[tuple[Move, ...]] = [short] if short is not None else []
-    collecting = cost is not None
-    keep_going = collecting or (timeout is not None and not optimal)
-    goal = DEFAULT_GOAL if max_length is None else min(DEFAULT_GOAL, max_length)
-    loose = _LOOSE_BOUND if max_length is None else min(_LOOSE_BOUND, limit)
-    if collecting and deadline is None:
-        deadline = _deadline(DEFAULT_COST_BUDGET)
+    deadline = plan.two_phase_deadline()
     # the default mode looks only for solutions at most one move over the goal, for a while;
     # that while is counted in search nodes, so a busy machine does not change the answer
-    soft = None if keep_going else DEFAULT_WORK_BUDGET
-    search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces,
-                            bound=loose if keep_going else min(goal + 1, loose),
-                            deadline=deadline, work_limit=soft,
-                            phase2_cap=PHASE2_CAP if keep_going else DEFAULT_PHASE2_CAP)
-    best = _run_two_phase(search, metric, max_length, goal, keep_going, collecting,
-                          candidates)
-    if best is None and not keep_going and (search.bound < loose or not search.exhausted) \
+    search = TwoPhaseSearch(cube.cubies, _views_for(plan.faces), plan.faces,
+                            bound=plan.loose if plan.keep_going else min(plan.goal + 1, plan.loose),
+                            deadline=deadline,
+                            work_limit=None if plan.keep_going else DEFAULT_WORK_BUDGET,
+                            phase2_cap=PHASE2_CAP if plan.keep_going else DEFAULT_PHASE2_CAP)
+    best = _run_two_phase(search, plan, plan.keep_going, candidates)
+    if best is None and not plan.keep_going \
+            and (search.bound < plan.loose or not search.exhausted) \
             and not (deadline is not None and time.perf_counter() > deadline):
         # nothing that short in the work budget (or the budget ran out before the search at
         # the loose bound was done): take any length (within max_length), and improve on the
         # first solution for one more work budget
-        search = TwoPhaseSearch(cube.cubies, _views_for(faces), faces, bound=loose,
+        search = TwoPhaseSearch(cube.cubies, _views_for(plan.faces), plan.faces, bound=plan.loose,
                                 deadline=deadline, work_limit=RETRY_WORK_BUDGET,
                                 phase2_cap=PHASE2_CAP)
-        best = _run_two_phase(search, metric, max_length, goal, True, collecting, candidates,
-                              settle=DEFAULT_WORK_BUDGET)
-    proven = search.exhausted and not collecting
+        best = _run_two_phase(search, plan, True, candidates, settle=DEFAULT_WORK_BUDGET)
+    proven = search.exhausted and not plan.collecting
 
-    if optimal and not proven:
-        upper = htm(best) - 1 if best is not None else limit
+    if plan.optimal and not proven:
+        upper = htm(best) - 1 if best is not None else plan.limit
         try:
-            shortest = OptimalSearch(cube.cubies, faces, deadline).search(upper)
+            shortest = OptimalSearch(cube.cubies, plan.faces, deadline).search(upper)
             if shortest is not None:
                 best = shortest
                 candidates.append(shortest)
@@ -225,32 +267,33 @@ def _two_phase_and_optimal(cube: Cube, metric: str, faces: str, limit: int,
             log.info("optimal search: deadline passed before a proof; returning the best found")
 
     if not candidates:
-        raise NoSolutionError(_no_solution_message(max_length, timeout, search.exhausted))
-    if collecting:
-        assert cost is not None
-        chosen = min(candidates, key=lambda m: (cost(m), _length(m, metric)))
-        return Solution(chosen, metric, optimal=False)
-    chosen = min(candidates, key=lambda m: (_length(m, metric), htm(m)))
-    proven = proven and (metric == "htm" or all(m.turns != 2 for m in chosen))
+        raise NoSolutionError(_no_solution_message(plan.max_length, plan.timeout,
+                                                   search.exhausted))
+    if plan.cost is not None:
+        cost = plan.cost
+        chosen = min(candidates, key=lambda m: (cost(m), _length(m, plan.metric)))
+        return Solution(chosen, plan.metric, optimal=False)
+    chosen = min(candidates, key=lambda m: (_length(m, plan.metric), htm(m)))
+    proven = proven and (plan.metric == "htm" or all(m.turns != 2 for m in chosen))
     proven = proven and best is not None and htm(chosen) == htm(best)
-    return Solution(chosen, metric, optimal=proven)
+    return Solution(chosen, plan.metric, optimal=proven)
 
 
-def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int], goal: int,
-                   keep_going: bool, collecting: bool, candidates: list[tuple[Move, ...]],
+def _run_two_phase(search: TwoPhaseSearch, plan: _Plan, keep_going: bool,
+                   candidates: list[tuple[Move, ...]],
                    settle: Optional[int] = None) -> Optional[tuple[Move, ...]]:
     """Return the shortest solution the search yields (also added to ``candidates``).
 
-    Stops at the first solution within ``goal`` unless ``keep_going``; with ``collecting``
-    keeps every solution up to COST_SLACK moves longer than the best; with ``settle``, stops
-    after that many more search nodes once the first solution is in. Returns None when the deadline passed or the
-    search ran out before any solution.
+    Stops at the first solution within the plan's goal unless ``keep_going``; when the plan
+    collects for a cost, keeps every solution up to COST_SLACK moves longer than the best;
+    with ``settle``, stops after that many more search nodes once the first solution is in.
+    Returns None when the deadline passed or the search ran out before any solution.
     """
     best: Optional[tuple[Move, ...]] = None
     try:
-        for found in search.solutions(every=collecting):
+        for found in search.solutions(every=plan.collecting):
             moves = simplify(found.moves)
-            if max_length is not None and _length(moves, metric) > max_length:
+            if plan.max_length is not None and _length(moves, plan.metric) > plan.max_length:
                 continue
             candidates.append(moves)
             if best is None and settle is not None:
@@ -258,9 +301,9 @@ def _run_two_phase(search: TwoPhaseSearch, metric: str, max_length: Optional[int
             if best is None or htm(moves) < htm(best):
                 best = moves
                 log.debug("two-phase: %d moves via %s view", htm(moves), found.view.name)
-            if collecting:
+            if plan.collecting:
                 search.bound = min(search.bound, htm(best) + COST_SLACK)
-            elif not keep_going and htm(best) <= goal:
+            elif not keep_going and htm(best) <= plan.goal:
                 break
     except SearchTimeout:
         log.debug("two-phase: deadline passed")
