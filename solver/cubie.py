@@ -17,7 +17,8 @@ from typing import Optional
 from cubebot.solver.geometry import N_CORNERS, N_EDGES, corner_facelets, edge_facelets, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
 
-__all__ = ["CubieCube", "permutation_parity", "move_cubie"]
+__all__ = ["CubieCube", "permutation_parity", "move_cubie", "corner_patterns", "edge_patterns",
+           "read_real_cubies"]
 
 
 def permutation_parity(perm: tuple[int, ...]) -> int:
@@ -159,6 +160,54 @@ class CubieCube:
 
 def _sticker_face(index: int, size: int) -> str:
     return FACE_LETTERS[index // (size * size)]
+
+
+@lru_cache(maxsize=None)
+def corner_patterns(size: int) -> dict[tuple[str, ...], tuple[int, int]]:
+    """Return what each corner's sticker letters mean: (piece, twist), read clockwise.
+
+    The one table of corner patterns, used by the validation (with its messages) and by
+    :func:`read_real_cubies`.
+    """
+    table = {}
+    for piece, stickers in enumerate(corner_facelets(size)):
+        home = tuple(FACE_LETTERS[i // (size * size)] for i in stickers)
+        for twist in range(3):
+            table[tuple(home[(k - twist) % 3] for k in range(3))] = (piece, twist)
+    return table
+
+
+@lru_cache(maxsize=None)
+def edge_patterns() -> dict[tuple[str, ...], tuple[int, int]]:
+    """Return what each 3x3 edge's sticker letters mean: (piece, flip)."""
+    table = {}
+    for piece, stickers in enumerate(edge_facelets()):
+        home = tuple(FACE_LETTERS[i // 9] for i in stickers)
+        table[home] = (piece, 0)
+        table[home[::-1]] = (piece, 1)
+    return table
+
+
+def read_real_cubies(faces: str) -> CubieCube:
+    """Return the pieces of a 3x3 facelet string known to be a real cube, without checks.
+
+    For strings made from a real cube (a view of it, a turn of it): the validation's full
+    reading, with a message for every way a scan can be wrong, is not needed on such paths.
+
+    Raises:
+        KeyError: a corner or edge shows a pattern no piece has (the string was not real).
+    """
+    corners, edges = corner_patterns(3), edge_patterns()
+    cp, co, ep, eo = [], [], [], []
+    for stickers in corner_facelets(3):
+        piece, twist = corners[tuple(faces[i] for i in stickers)]
+        cp.append(piece)
+        co.append(twist)
+    for pair in edge_facelets():
+        piece, flip = edges[tuple(faces[i] for i in pair)]
+        ep.append(piece)
+        eo.append(flip)
+    return CubieCube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,6 @@ centres (3x3) or by the corner at DBL (2x2). :func:`read_cubies` reads face lett
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import Mapping, Optional, Sequence
 
 from cubebot.solver.errors import (
@@ -29,7 +28,7 @@ from cubebot.solver.geometry import (
     corner_facelets,
     edge_facelets,
 )
-from cubebot.solver.cubie import CubieCube, permutation_parity
+from cubebot.solver.cubie import CubieCube, corner_patterns, edge_patterns, permutation_parity
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["normalise", "read_cubies", "parse_facelets", "COLOUR_NAMES"]
@@ -135,27 +134,6 @@ def normalise(text: str, size: Optional[int] = None) -> tuple[str, dict[str, str
     return faces, {face: symbol for symbol, face in mapping.items()}
 
 
-@lru_cache(maxsize=None)
-def _corner_table(size: int) -> dict[tuple[str, ...], tuple[int, int]]:
-    table = {}
-    for piece, stickers in enumerate(corner_facelets(size)):
-        home = tuple(FACE_LETTERS[i // (size * size)] for i in stickers)
-        for twist in range(3):
-            seen = tuple(home[(k - twist) % 3] for k in range(3))
-            table[seen] = (piece, twist)
-    return table
-
-
-@lru_cache(maxsize=None)
-def _edge_table() -> dict[tuple[str, ...], tuple[int, int]]:
-    table = {}
-    for piece, stickers in enumerate(edge_facelets()):
-        home = tuple(FACE_LETTERS[i // 9] for i in stickers)
-        table[home] = (piece, 0)
-        table[home[::-1]] = (piece, 1)
-    return table
-
-
 def _unknown_piece(kind: str, where: str, seen: tuple[str, ...], symbols: Mapping[str, str]) -> str:
     shown = _describe(symbols, seen)
     names = [_describe(symbols, (f,)) for f in seen]
@@ -187,12 +165,12 @@ def read_cubies(
         TwistedCornerError, FlippedEdgeError, ParityError: the cube was taken apart.
     """
     symbols = symbols or {f: f for f in FACE_LETTERS}
-    cp, co = _read_pieces("corner", faces, corner_facelets(size), _corner_table(size),
+    cp, co = _read_pieces("corner", faces, corner_facelets(size), corner_patterns(size),
                           [c.name for c in Corner], symbols)
     ep: list[int] = []
     eo: list[int] = []
     if size == 3:
-        ep, eo = _read_pieces("edge", faces, edge_facelets(), _edge_table(),
+        ep, eo = _read_pieces("edge", faces, edge_facelets(), edge_patterns(),
                               [e.name for e in Edge], symbols)
     if sum(co) % 3:
         direction = "clockwise" if sum(co) % 3 == 1 else "counter-clockwise"

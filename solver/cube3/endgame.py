@@ -25,11 +25,12 @@ import numpy as np
 
 from cubebot.solver.cube3.coords import N_FLIP, N_SLICE, N_SLICEPERM, N_UDPERM, PHASE2_MOVES
 from cubebot.solver.cube3.movetables import move_tables
-from cubebot.solver.cube3.pruning import slice_moves
+from cubebot.solver.cube3.pruning import PruningTables, slice_moves
 from cubebot.solver.progress import Progress
 from cubebot.solver.tables import load_or_build
 
 __all__ = ["Endgame", "Within", "endgames", "phase1_within7", "phase1_key", "phase2_key",
+           "phase1_bound",
            "layer_sizes", "TABLE_VERSION"]
 
 TABLE_VERSION = 1
@@ -174,3 +175,18 @@ def endgames() -> tuple[Endgame, Endgame]:
         lambda: _hashed(_layers(_phase2_neighbours, PHASE2_DEPTH, "3x3 phase-2 endgame"),
                         PHASE2_BITS))
     return Endgame(one, PHASE1_BITS, PHASE1_DEPTH), Endgame(two, PHASE2_BITS, PHASE2_DEPTH)
+
+
+def phase1_bound(prune: PruningTables, near: Endgame, twist: np.ndarray, flip: np.ndarray,
+                 slc: np.ndarray) -> np.ndarray:
+    """Return, per node, a lower bound on the moves to phase 1's subgroup (one home for it).
+
+    The largest of the three pair tables (twist and slice, flip and slice, twist and flip),
+    and near the subgroup the exact distance ``near`` stores. The two-phase search's phase 1
+    and the optimal search's per-axis bound both use it.
+    """
+    bound = prune.twist_slice[twist * N_SLICE + slc]
+    np.maximum(bound, prune.flip_slice[flip * N_SLICE + slc], out=bound)
+    np.maximum(bound, prune.twist_flip[twist * N_FLIP + flip], out=bound)
+    both: np.ndarray = np.maximum(bound, near.bound(phase1_key(twist, flip, slc)))
+    return both

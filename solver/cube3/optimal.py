@@ -20,7 +20,7 @@ import numpy as np
 
 from cubebot.solver.cube3 import coords
 from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
-from cubebot.solver.cube3.endgame import endgames, phase1_key, phase1_within7
+from cubebot.solver.cube3.endgame import endgames, phase1_bound, phase1_key, phase1_within7
 from cubebot.solver.cube3.movetables import move_tables
 from cubebot.solver.cube3.pruning import pruning_tables
 from cubebot.solver.cube3.twophase import (
@@ -64,13 +64,7 @@ class OptimalSearch:
 
     def _axis_bound(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray
                     ) -> np.ndarray:
-        p = self._prune
-        slc = sorted_slice // N_SLICEPERM
-        bound = p.twist_slice[twist * N_SLICE + slc]
-        np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
-        np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        both: np.ndarray = np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
-        return both
+        return phase1_bound(self._prune, self._end1, twist, flip, sorted_slice // N_SLICEPERM)
 
     def _fits(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray,
               left: int) -> np.ndarray:

@@ -28,7 +28,13 @@ import numpy as np
 
 from cubebot.solver.cube3 import coords
 from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM, PHASE2_MOVES
-from cubebot.solver.cube3.endgame import endgames, phase1_key, phase1_within7, phase2_key
+from cubebot.solver.cube3.endgame import (
+    endgames,
+    phase1_bound,
+    phase1_key,
+    phase1_within7,
+    phase2_key,
+)
 from cubebot.solver.cube3.movetables import move_tables
 from cubebot.solver.cube3.pruning import pruning_tables, slice_moves
 from cubebot.solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
@@ -161,12 +167,7 @@ class TwoPhaseSearch:
     # -- phase 1 -------------------------------------------------------------------------
 
     def _phase1_bound(self, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
-        p = self._prune
-        bound = p.twist_slice[twist * N_SLICE + slc]
-        np.maximum(bound, p.flip_slice[flip * N_SLICE + slc], out=bound)
-        np.maximum(bound, p.twist_flip[twist * N_FLIP + flip], out=bound)
-        both: np.ndarray = np.maximum(bound, self._end1.bound(phase1_key(twist, flip, slc)))
-        return both
+        return phase1_bound(self._prune, self._end1, twist, flip, slc)
 
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from cubebot.solver.cubie import CubieCube
-from cubebot.solver.geometry import corner_facelets, edge_facelets, move_permutation
+from cubebot.solver.cubie import CubieCube, read_real_cubies
+from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import FACE_LETTERS, FACE_MOVES, Move, invert
 
 __all__ = ["View", "VIEWS", "ALL_VIEWS", "view_cube", "face_map", "move_map",
@@ -93,47 +93,7 @@ def view_cube(cubies: CubieCube, view: View) -> CubieCube:
     turned = stickers[_sticker_map(view.rotations)].tobytes().decode("ascii")
     names = face_map(view)
     relabel = str.maketrans(FACE_LETTERS, names)
-    return _read_checked_cubies(turned.translate(relabel))
-
-
-@lru_cache(maxsize=1)
-def _piece_tables() -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """Return what each corner and edge sticker pattern means: (piece, twist or flip)."""
-    solved = CubieCube.solved().to_facelets()
-    corners: dict[str, tuple[int, int]] = {}
-    for piece, home in enumerate(corner_facelets(3)):
-        for twist in range(3):
-            seen = [""] * 3
-            for k in range(3):
-                seen[(k + twist) % 3] = solved[home[k]]
-            corners["".join(seen)] = (piece, twist)
-    edges: dict[str, tuple[int, int]] = {}
-    for piece, edge_home in enumerate(edge_facelets()):
-        for flip in range(2):
-            seen = [""] * 2
-            for k in range(2):
-                seen[(k + flip) % 2] = solved[edge_home[k]]
-            edges["".join(seen)] = (piece, flip)
-    return corners, edges
-
-
-def _read_checked_cubies(faces: str) -> CubieCube:
-    """Return the pieces of a facelet string that is known to be a real cube.
-
-    A view of a real cube is a real cube, so the foundation's full validation (with its
-    messages for every way a scan can be wrong) is not needed on this path.
-    """
-    corners, edges = _piece_tables()
-    cp, co, ep, eo = [], [], [], []
-    for stickers in corner_facelets(3):
-        piece, twist = corners[faces[stickers[0]] + faces[stickers[1]] + faces[stickers[2]]]
-        cp.append(piece)
-        co.append(twist)
-    for edge_stickers in edge_facelets():
-        piece, flip = edges[faces[edge_stickers[0]] + faces[edge_stickers[1]]]
-        ep.append(piece)
-        eo.append(flip)
-    return CubieCube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
+    return read_real_cubies(turned.translate(relabel))
 
 
 def moves_in_cube_frame(view: View, moves: tuple[Move, ...]) -> tuple[Move, ...]:
