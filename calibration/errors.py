@@ -7,11 +7,15 @@ from typing import Any, Mapping, Optional, Sequence
 from cubebot.solver.geometry import sticker_name
 
 __all__ = ["CalibrationError", "SampleError", "SchemeError", "ProfileError",
-           "NotFittedError", "DoubtfulStickersError", "BrokenCubeError", "sticker_name"]
+           "NotFittedError", "DoubtfulStickersError", "BrokenCubeError", "sticker_name", "OptionError"]
 
 
 class CalibrationError(ValueError):
     """Base of every error the calibration package raises for bad input."""
+
+
+class OptionError(CalibrationError):
+    """An argument a calibration function cannot use: the message names it and its range."""
 
 
 class SampleError(CalibrationError):

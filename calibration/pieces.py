@@ -28,6 +28,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
+from cubebot.calibration.errors import OptionError
 
 __all__ = ["PieceLabelling", "label_pieces", "loose_labelling", "piece_tables"]
 
@@ -337,7 +338,7 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     """
     n = 6 * size * size
     if cost.shape != (n, 6):
-        raise ValueError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
+        raise OptionError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
     kinds = _kinds(size)
     tables = piece_tables(cost, size)
     labels = np.zeros(n, dtype=np.intp)

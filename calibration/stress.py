@@ -23,6 +23,7 @@ from cubebot.calibration.scheme import SchemeLike, load_scheme
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
+from cubebot.calibration.errors import OptionError
 
 __all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan"]
 
@@ -46,7 +47,7 @@ def illuminant_rgb(kelvin: float) -> np.ndarray:
         ValueError: the temperature is outside 1667..25000 K.
     """
     if not 1667 <= kelvin <= 25000:
-        raise ValueError(f"colour temperature {kelvin} K is outside 1667..25000 K")
+        raise OptionError(f"colour temperature {kelvin} K is outside 1667..25000 K")
     t = float(kelvin)
     a, b, c, d = _X_FIT[0] if t <= 4000 else _X_FIT[1]
     x = a / t ** 3 + b / t ** 2 + c / t + d

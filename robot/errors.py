@@ -28,6 +28,7 @@ __all__ = [
     "NoJobError",
     "RigModelError",
     "UnplannableMoveError",
+    "OptionError",
     "fault_error",
 ]
 
@@ -160,6 +161,11 @@ def fault_error(code: str, fields: dict[str, str], where: str) -> RobotError:
     extra = f" on face {fields['FACE']}" if "FACE" in fields else ""
     hint = f"; {cls.hint}" if cls.hint else ""
     return cls(f"{cls.text}{extra} ({where}){hint}", detail)
+
+
+class OptionError(ValueError):
+    """An argument a robot function cannot use (a probability, a time, a window, a queue
+    depth): the message names it and the values it takes."""
 
 
 class RigModelError(ValueError):

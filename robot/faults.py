@@ -7,6 +7,8 @@ by ``delay`` milliseconds) when their time has come.
 
 from __future__ import annotations
 
+from cubebot.robot.errors import OptionError
+
 import os
 import random
 import select
@@ -26,7 +28,7 @@ DIRECTIONS = ("both", "to-rig", "to-host")
 
 def _rate(name: str, value: float) -> float:
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name}={value!r} is a probability: give a number from 0 to 1")
+        raise OptionError(f"{name}={value!r} is a probability: give a number from 0 to 1")
     return float(value)
 
 
@@ -59,9 +61,9 @@ class Faults:
         for name in ("drop", "corrupt", "duplicate"):
             _rate(name, getattr(self, name))
         if self.delay < 0 or self.boot_delay < 0:
-            raise ValueError("delay and boot_delay are times: give numbers >= 0")
+            raise OptionError("delay and boot_delay are times: give numbers >= 0")
         if self.direction not in DIRECTIONS:
-            raise ValueError(f"direction={self.direction!r}: choose one of "
+            raise OptionError(f"direction={self.direction!r}: choose one of "
                              f"{', '.join(DIRECTIONS)}")
 
     def on(self, direction: str) -> "Faults":

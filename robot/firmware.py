@@ -22,6 +22,7 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.errors import InvalidMoveError
 from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import Move, parse_moves
+from cubebot.robot.errors import OptionError
 
 __all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
 
@@ -52,7 +53,7 @@ class Firmware:
                  rng: Optional[random.Random] = None, time_scale: float = 1.0) -> None:
         check_size(size)
         if queue_depth < 1:
-            raise ValueError(f"queue_depth={queue_depth!r} must be >= 1")
+            raise OptionError(f"queue_depth={queue_depth!r} must be >= 1")
         self.model = model
         self.cube = Cube(facelets, size=size) if facelets else Cube.solved(size)
         self.queue_depth = queue_depth

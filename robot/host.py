@@ -20,6 +20,7 @@ from typing import Optional, Union
 
 from cubebot.robot.errors import (
     NoJobError,
+    OptionError,
     ProtocolError,
     RigConnectionError,
     RigModelError,
@@ -98,11 +99,11 @@ class Rig:
                  query_wait: float = 5.0) -> None:
         for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
             if not value > 0:
-                raise ValueError(f"{name}={value!r}: give a number of seconds > 0")
+                raise OptionError(f"{name}={value!r}: give a number of seconds > 0")
         if min(boot_wait, reconnect_wait, query_wait, retries) < 0:
-            raise ValueError("boot_wait, reconnect_wait, query_wait and retries must be >= 0")
+            raise OptionError("boot_wait, reconnect_wait, query_wait and retries must be >= 0")
         if window is not None and window < 1:
-            raise ValueError(f"window={window!r}: at least one frame must be in flight")
+            raise OptionError(f"window={window!r}: at least one frame must be in flight")
         self.url = url
         self._model_arg = model
         self.model: Optional[RigModel] = None
@@ -275,7 +276,7 @@ class Rig:
             RobotError: as for :meth:`stream`.
         """
         if not words:
-            raise ValueError("command() needs a frame word, e.g. command('MOVE', 'R')")
+            raise OptionError("command() needs a frame word, e.g. command('MOVE', 'R')")
         frames = [(words[0].upper(), tuple(words[1:]))]
         return self._run(self._new_job(frames, [len(words) - 1]), None, flow_control=False,
                          wait=False)
@@ -396,7 +397,7 @@ class Rig:
             RobotError: as for :meth:`stream`; ValueError when there is nothing to resume.
         """
         if self._job is None:
-            raise ValueError("no interrupted stream to resume")
+            raise OptionError("no interrupted stream to resume")
         job = self._job
         self._sync_accepted(job)
         return self._run(job, progress, flow_control=True, wait=wait)

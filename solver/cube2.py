@@ -21,6 +21,7 @@ from cubebot.solver.geometry import Corner
 from cubebot.solver.notation import Move
 from cubebot.solver.progress import Progress
 from cubebot.solver.tables import load_or_build
+from cubebot.solver.errors import OptionError
 
 __all__ = ["N_PERM", "N_TWIST", "N_STATES", "METRICS", "distance_table", "coordinate",
            "distance", "solve_optimal", "TABLE_VERSION"]
@@ -84,7 +85,7 @@ def coordinate(cubies: CubieCube) -> int:
         ValueError: the DBL corner is not in place (normalise the cube first).
     """
     if cubies.cp[Corner.DBL] != Corner.DBL or cubies.co[Corner.DBL] != 0:
-        raise ValueError("the 2x2 must have its DBL corner in place; build it through Cube()")
+        raise OptionError("the 2x2 must have its DBL corner in place; build it through Cube()")
     perm = np.array([[_FREE_INDEX[cubies.cp[int(p)]] for p in _FREE]])
     twist = sum(cubies.co[int(p)] * 3 ** (5 - i) for i, p in enumerate(_FREE[:6]))
     return int(_rank(perm)[0]) * N_TWIST + int(twist)
@@ -119,7 +120,7 @@ def distance_table(metric: str = "htm") -> np.ndarray:
         ValueError: ``metric`` is not "htm" or "qtm".
     """
     if metric not in METRICS:
-        raise ValueError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
+        raise OptionError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
     return load_or_build(f"cube2-{metric}", TABLE_VERSION, (N_STATES,), np.uint8,
                          lambda: _build(metric))
 

@@ -16,6 +16,7 @@ from typing import Optional
 
 from cubebot.solver.geometry import N_CORNERS, N_EDGES, corner_facelets, edge_facelets, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
+from cubebot.solver.errors import OptionError
 
 __all__ = ["CubieCube", "permutation_parity", "move_cubie", "corner_patterns", "edge_patterns",
            "read_real_cubies"]
@@ -222,7 +223,7 @@ def move_cubie(move: Move, size: int) -> CubieCube:
         ValueError: ``move`` is a whole-cube rotation.
     """
     if move.is_rotation:
-        raise ValueError(f"{move} is a whole-cube rotation; it has no cubie form")
+        raise OptionError(f"{move} is a whole-cube rotation; it has no cubie form")
     perm = tuple(int(i) for i in move_permutation(move, size))
     corners = _read_moved(corner_facelets(size), perm)
     if size == 2:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 __all__ = [
     "CubeError",
+    "OptionError",
+    "UnknownOptionError",
     "InvalidMoveError",
     "UnsupportedSizeError",
     "FaceletError",
@@ -31,6 +33,16 @@ __all__ = [
 
 class CubeError(ValueError):
     """Base of every error the solver package raises for bad input."""
+
+
+class OptionError(CubeError):
+    """An argument a solver function cannot use (a metric, faces, a length, a time, a size):
+    the message names it and the values it takes."""
+
+
+class UnknownOptionError(CubeError, TypeError):
+    """An option a solver function does not have, or an argument of the wrong kind; still a
+    :class:`TypeError`, as Python raises for an unexpected keyword."""
 
 
 class InvalidMoveError(CubeError):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
 
-from cubebot.solver.errors import InvalidMoveError
+from cubebot.solver.errors import InvalidMoveError, OptionError
 
 __all__ = [
     "Face",
@@ -102,7 +102,7 @@ class Move:
             ValueError: the move is a whole-cube rotation.
         """
         if self.is_rotation:
-            raise ValueError(f"{self} is a whole-cube rotation, not a face turn")
+            raise OptionError(f"{self} is a whole-cube rotation, not a face turn")
         return Face[self.name]
 
     @property

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 
 from cubebot.solver import cube2
 from cubebot.solver.cube import Cube
-from cubebot.solver.errors import NoSolutionError, SolveError
+from cubebot.solver.errors import NoSolutionError, OptionError, SolveError, UnknownOptionError
 from cubebot.solver.notation import Move, invert, simplify
 from cubebot.solver.solution import Solution
 
@@ -30,7 +30,7 @@ def as_cube(cube: CubeLike, size: Optional[int] = None) -> Cube:
         return cube
     if isinstance(cube, str):
         return Cube(cube, size=size)
-    raise TypeError(f"expected a facelet string or a Cube, got {type(cube).__name__}")
+    raise UnknownOptionError(f"expected a facelet string or a Cube, got {type(cube).__name__}")
 
 
 def _relative(start: Cube, target: Optional[Cube]) -> Cube:
@@ -45,7 +45,7 @@ def _relative(start: Cube, target: Optional[Cube]) -> Cube:
 
 def _check_metric(metric: str) -> None:
     if metric not in ("htm", "qtm"):
-        raise ValueError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
+        raise OptionError(f"metric={metric!r}: choose 'htm' (half turns) or 'qtm' (quarter turns)")
 
 
 def _check_faces2(faces: str) -> None:
@@ -55,15 +55,15 @@ def _check_faces2(faces: str) -> None:
         ValueError: ``faces`` is not text, has letters that are not faces, or lacks U, R or F.
     """
     if not isinstance(faces, str):
-        raise ValueError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URF'")
+        raise OptionError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URF'")
     letters = set(faces.upper().replace(" ", ""))
     unknown = sorted(letters - set("URFDLB"))
     if unknown:
-        raise ValueError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
+        raise OptionError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
                          "use letters from URFDLB, e.g. 'URF'")
     missing = [f for f in "URF" if f not in letters]
     if missing:
-        raise ValueError(f"faces={faces!r} leaves out {', '.join(missing)}; the 2x2 solver "
+        raise OptionError(f"faces={faces!r} leaves out {', '.join(missing)}; the 2x2 solver "
                          "turns U, R and F (the faces away from the D-B-L corner), so allow "
                          "those three")
 
@@ -76,7 +76,7 @@ def _solve2(cube: Cube, metric: str, options: dict[str, Any]) -> Solution:
     if faces is not None:
         _check_faces2(faces)
     if options:
-        raise TypeError(
+        raise UnknownOptionError(
             f"the 2x2 solver has no option(s) {', '.join(sorted(options))}; "
             "it takes metric, target, max_length and faces"
         )
@@ -107,7 +107,7 @@ def solve(cube: CubeLike, *, metric: str = "htm", target: Optional[CubeLike] = N
     start = as_cube(cube)
     goal = as_cube(target, start.size) if target is not None else None
     if goal is not None and goal.size != start.size:
-        raise ValueError(f"the target is a {goal.size}x{goal.size} but the cube is "
+        raise OptionError(f"the target is a {goal.size}x{goal.size} but the cube is "
                          f"{start.size}x{start.size}")
     relative = _relative(start, goal)
     if start.size == 2:
@@ -133,7 +133,7 @@ def distance(cube: CubeLike, metric: str = "htm") -> int:
     _check_metric(metric)
     start = as_cube(cube)
     if start.size != 2:
-        raise ValueError("distance() reads the 2x2 table; for a 3x3 use solve(cube, optimal=True)")
+        raise OptionError("distance() reads the 2x2 table; for a 3x3 use solve(cube, optimal=True)")
     return cube2.distance(start.cubies, metric)
 
 
@@ -154,7 +154,7 @@ def load_tables(size: int = 3, metric: str = "htm") -> None:
 
         load_cube3_tables()
     else:
-        raise ValueError(f"size={size!r}: cubebot solves 2x2 (size 2) and 3x3 (size 3) cubes")
+        raise OptionError(f"size={size!r}: cubebot solves 2x2 (size 2) and 3x3 (size 3) cubes")
 
 
 def scramble(size: int = 3, seed: Union[int, random.Random, None] = None,

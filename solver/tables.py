@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from cubebot.solver.files import write_atomic, write_text_atomic
+from cubebot.solver.errors import OptionError
 
 __all__ = ["cache_dir", "load_or_build", "table_path", "CACHE_ENV"]
 
@@ -109,7 +110,7 @@ def load_or_build(
         log.info("building table %s", key)
         array = np.ascontiguousarray(build())
         if array.shape != tuple(shape) or array.dtype != dtype:
-            raise ValueError(
+            raise OptionError(
                 f"table {key} was built with shape {array.shape} dtype {array.dtype}, "
                 f"expected {shape} {dtype}"
             )

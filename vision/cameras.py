@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from cubebot.solver.notation import FACE_LETTERS
-from cubebot.vision.errors import CameraError
+from cubebot.vision.errors import CameraError, OptionError
 
 __all__ = ["Camera", "DeviceCamera", "FolderCamera", "IMAGE_EXTENSIONS", "BACKENDS",
            "has_display"]
@@ -153,7 +153,7 @@ class FolderCamera(CameraBase):
         """
         self._check_open()
         if face not in FACE_LETTERS:
-            raise ValueError(f"unknown face {face!r}: use one of {FACE_LETTERS}")
+            raise OptionError(f"unknown face {face!r}: use one of {FACE_LETTERS}")
         path = self.files[face]
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
@@ -182,7 +182,7 @@ class DeviceCamera(CameraBase):
         self.source = source
         name = (backend or "any").lower()
         if name not in BACKENDS:
-            raise ValueError(f"unknown camera backend {backend!r}: use one of {', '.join(BACKENDS)}")
+            raise OptionError(f"unknown camera backend {backend!r}: use one of {', '.join(BACKENDS)}")
         self.backend = name
         self.timeout = timeout
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(timeout * 1000),

@@ -15,12 +15,16 @@ __all__ = [
     "CameraError",
     "NoDisplayError",
     "GridNotFoundError",
-    "ScanError",
-]
+    "ScanError", "OptionError"]
 
 
 class VisionError(Exception):
     """Base of every error the vision package raises."""
+
+
+class OptionError(VisionError, ValueError):
+    """An argument a vision function cannot use (a face letter, a size, a backend, a shape):
+    the message names it and the values it takes."""
 
 
 class CameraError(VisionError):

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from cubebot.solver.geometry import check_size
-from cubebot.vision.errors import GridNotFoundError
+from cubebot.vision.errors import GridNotFoundError, OptionError
 
 __all__ = ["Grid", "detect_grid", "grid_from_corners", "WORK_SIDE"]
 
@@ -98,7 +98,7 @@ def grid_from_corners(corners: Iterable[Iterable[float]], size: int) -> Grid:
     """
     pts = np.asarray(list(corners), dtype=np.float64)
     if pts.shape != (4, 2):
-        raise ValueError(f"need four corners (x, y), top-left first, clockwise; got shape {pts.shape}")
+        raise OptionError(f"need four corners (x, y), top-left first, clockwise; got shape {pts.shape}")
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float64)
     homography = cv2.getPerspectiveTransform(square.astype(np.float32), pts.astype(np.float32))
     return Grid(size, homography, np.ones(size * size, dtype=bool))
@@ -406,7 +406,7 @@ def detect_grid(frame: np.ndarray, size: int) -> Grid:
     check_size(size)
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
         shape = getattr(frame, "shape", None)
-        raise ValueError(f"a frame must be a BGR image of shape (h, w, 3), got {shape}")
+        raise OptionError(f"a frame must be a BGR image of shape (h, w, 3), got {shape}")
     scale = min(1.0, WORK_SIDE / max(frame.shape[:2]))
     work = frame if scale == 1.0 else cv2.resize(frame, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)

@@ -22,7 +22,13 @@ import numpy as np
 from cubebot.solver.geometry import check_size
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import Camera, has_display
-from cubebot.vision.errors import GridNotFoundError, NoDisplayError, ScanError, VisionError
+from cubebot.vision.errors import (
+    GridNotFoundError,
+    NoDisplayError,
+    OptionError,
+    ScanError,
+    VisionError,
+)
 from cubebot.vision.grid import Grid
 from cubebot.vision.overlay import draw_overlay, letter_swatches
 from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_face
@@ -190,9 +196,9 @@ class GuidedScan:
         Raises :class:`ValueError` for a bad index or letter, or before the cube is classified.
         """
         if self.facelets is None or self.confidence is None:
-            raise ValueError("nothing to correct yet: scan all six faces first")
+            raise OptionError("nothing to correct yet: scan all six faces first")
         if letter not in FACE_LETTERS or not 0 <= index < len(self.facelets):
-            raise ValueError(f"cannot set sticker {index} to {letter!r}")
+            raise OptionError(f"cannot set sticker {index} to {letter!r}")
         self.facelets = self.facelets[:index] + letter + self.facelets[index + 1:]
         self.confidence[index] = 1.0
         self.message = f"sticker {index} set to {letter}"

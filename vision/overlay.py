@@ -12,6 +12,7 @@ import numpy as np
 from cubebot.calibration.scheme import load_scheme
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.grid import Grid
+from cubebot.vision.errors import OptionError
 
 if TYPE_CHECKING:
     from cubebot.vision.cameras import Camera
@@ -50,11 +51,11 @@ def draw_overlay(frame: np.ndarray, grid: Grid, labels: Optional[Sequence[str]] 
     """
     n = grid.size
     if labels is not None and len(labels) != n * n:
-        raise ValueError(f"need {n * n} labels, one per sticker, got {len(labels)}")
+        raise OptionError(f"need {n * n} labels, one per sticker, got {len(labels)}")
     if fills is not None and np.shape(fills) != (n * n, 3):
-        raise ValueError(f"need {n * n} fill colours (BGR), got an array of shape {np.shape(fills)}")
+        raise OptionError(f"need {n * n} fill colours (BGR), got an array of shape {np.shape(fills)}")
     if confidence is not None and len(confidence) != n * n:
-        raise ValueError(f"need {n * n} confidences, one per sticker, got {len(confidence)}")
+        raise OptionError(f"need {n * n} confidences, one per sticker, got {len(confidence)}")
     out = frame.copy()
     scale = max(1.0, max(frame.shape[:2]) / 640)
     thick = max(1, int(round(2 * scale)))

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from cubebot.vision.grid import Grid
+from cubebot.vision.errors import OptionError
 
 __all__ = ["sample_stickers", "INNER_FRACTION"]
 
@@ -47,7 +48,7 @@ def robust_colour(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     px = np.asarray(pixels, dtype=np.float64).reshape(-1, 3)
     if len(px) == 0:
-        raise ValueError("no pixels to sample")
+        raise OptionError("no pixels to sample")
     brightness = px.max(axis=1)
     mid = np.median(brightness)
     mad = np.median(np.abs(brightness - mid)) * _MAD_TO_SIGMA
@@ -70,7 +71,7 @@ def sample_stickers(frame: np.ndarray, grid: Grid, *,
     kept pixels. Raises :class:`ValueError` when ``inner`` is not in (0, 1].
     """
     if not 0 < inner <= 1:
-        raise ValueError(f"inner fraction must be in (0, 1], not {inner}")
+        raise OptionError(f"inner fraction must be in (0, 1], not {inner}")
     patches = _inner_patches(frame, grid, inner)
     colours = np.empty((len(patches), 3))
     spreads = np.empty(len(patches))

@@ -18,7 +18,7 @@ import numpy as np
 from cubebot.solver.geometry import AUTO, check_size, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import Camera
-from cubebot.vision.errors import GridNotFoundError, ScanError
+from cubebot.vision.errors import GridNotFoundError, OptionError, ScanError
 from cubebot.vision.grid import Grid, detect_grid
 from cubebot.vision.sample_points import SamplePoints
 from cubebot.vision.sampling import sample_stickers
@@ -117,7 +117,7 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
     """
     check_size(size)
     if sample_points is not None and sample_points.size != size:
-        raise ValueError(f"sample points are for a {sample_points.size}x{sample_points.size} "
+        raise OptionError(f"sample points are for a {sample_points.size}x{sample_points.size} "
                          f"cube, not {size}x{size}")
     scan = FaceScan(size)
     failures: dict[str, str] = {}
@@ -161,7 +161,7 @@ def scan_cube(camera: Camera, size: int | str, *, profile: Any = None, scheme: A
         else:
             return _scan_cube_any_size(camera, profile, scheme, turned_faces)
     if not isinstance(size, int):
-        raise ValueError(f"size={size!r}: give 2, 3 or {AUTO!r}")
+        raise OptionError(f"size={size!r}: give 2, 3 or {AUTO!r}")
     scan = scan_faces(camera, size, sample_points=sample_points)
     return classify_scan(scan, profile=profile, scheme=scheme, turned_faces=turned_faces), scan
 
@@ -233,7 +233,7 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
     size = scan.size
     unknown = set(turned_faces) - set(FACE_LETTERS)
     if unknown:
-        raise ValueError("turned_faces may hold only face letters URFDLB, not "
+        raise OptionError("turned_faces may hold only face letters URFDLB, not "
                          f"{''.join(sorted(unknown))}")
     first_error: ScanError | None = None
     readings: list[_Reading] = []

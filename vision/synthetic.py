@@ -20,6 +20,7 @@ import numpy as np
 from cubebot.solver import Cube
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import CameraBase
+from cubebot.vision.errors import OptionError
 
 __all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb"]
 
@@ -98,7 +99,7 @@ class Conditions:
         makers = {"ideal": cls.ideal, "default": cls, "moderate": cls.moderate,
                   "harsh": cls.harsh, "rig": cls.fixed_rig}
         if name not in makers:
-            raise ValueError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
+            raise OptionError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
         return makers[name]()
 
 
@@ -113,7 +114,7 @@ def kelvin_to_rgb(temperature: float) -> np.ndarray:
     :class:`ValueError` outside 1000..40000 K.
     """
     if not 1000 <= temperature <= 40000:
-        raise ValueError(f"colour temperature must be 1000..40000 K, not {temperature}")
+        raise OptionError(f"colour temperature must be 1000..40000 K, not {temperature}")
 
     def raw(t: float) -> np.ndarray:
         t = t / 100.0
@@ -220,7 +221,7 @@ class SyntheticCamera(CameraBase):
         """
         self._check_open()
         if face not in FACE_LETTERS:
-            raise ValueError(f"unknown face {face!r}: use one of {''.join(FACE_LETTERS)}")
+            raise OptionError(f"unknown face {face!r}: use one of {''.join(FACE_LETTERS)}")
         shot = self._shots.get(face, 0)
         self._shots[face] = shot + 1
         rng = np.random.default_rng([self._seed, FACE_LETTERS.index(face), shot])

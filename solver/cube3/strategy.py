@@ -14,7 +14,7 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.cube3.optimal import OptimalSearch
 from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
 from cubebot.solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
-from cubebot.solver.errors import NoSolutionError
+from cubebot.solver.errors import NoSolutionError, OptionError, UnknownOptionError
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from cubebot.solver.solution import Solution
 
@@ -62,16 +62,16 @@ def _check_faces(faces: Optional[str]) -> str:
     if faces is None:
         return FACE_LETTERS
     if not isinstance(faces, str):
-        raise ValueError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URFDL'")
+        raise OptionError(f"faces={faces!r}: give the allowed faces as letters, e.g. 'URFDL'")
     letters = faces.upper().replace(" ", "")
     unknown = sorted(set(letters) - set(FACE_LETTERS))
     if unknown:
-        raise ValueError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
+        raise OptionError(f"faces={faces!r} has {', '.join(unknown)}, which are not faces; "
                          "use letters from URFDLB, e.g. 'URFDL' for a rig without B")
     if len(set(letters)) != len(letters):
-        raise ValueError(f"faces={faces!r} names a face twice; list each allowed face once")
+        raise OptionError(f"faces={faces!r} names a face twice; list each allowed face once")
     if len(letters) < 5:
-        raise ValueError(
+        raise OptionError(
             f"faces={faces!r} allows {len(letters)} faces; the 3x3 solver needs at least five "
             "(turns of fewer faces cannot reach every position), e.g. 'URFDL' for a rig without B")
     return "".join(f for f in FACE_LETTERS if f in letters)
@@ -154,7 +154,7 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
         TypeError: an unknown option.
     """
     if unknown:
-        raise TypeError(f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
+        raise UnknownOptionError(f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
                         "metric, target, max_length, timeout, optimal, faces and cost")
     plan = _Plan.make(metric, max_length, timeout, optimal, faces, cost)
     if relative_cube.is_solved:
@@ -214,11 +214,11 @@ class _Plan:
             ValueError: a bad option value (faces, max_length, timeout, cost).
         """
         if max_length is not None and (not isinstance(max_length, int) or max_length < 0):
-            raise ValueError(f"max_length={max_length!r}: give a whole number of moves >= 0")
+            raise OptionError(f"max_length={max_length!r}: give a whole number of moves >= 0")
         if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout={timeout!r}: give a number of seconds > 0")
+            raise OptionError(f"timeout={timeout!r}: give a number of seconds > 0")
         if cost is not None and not callable(cost):
-            raise ValueError("cost must be a function from a move sequence to a number")
+            raise OptionError("cost must be a function from a move sequence to a number")
         allowed = _check_faces(faces)
         # the budget is for searching: tables are loaded (built, the first time) before it starts
         load_tables()
