@@ -189,62 +189,42 @@ def edge_patterns() -> dict[tuple[str, ...], tuple[int, int]]:
     return table
 
 
-def read_real_cubies(faces: str) -> CubieCube:
-    """Return the pieces of a 3x3 facelet string known to be a real cube, without checks.
+def read_real_cubies(faces: str, size: int = 3) -> CubieCube:
+    """Return the pieces of a facelet string known to be a real cube, without checks.
 
-    For strings made from a real cube (a view of it, a turn of it): the validation's full
-    reading, with a message for every way a scan can be wrong, is not needed on such paths.
+    For strings made from a real cube (a view of it, a turn of the solved cube): the
+    validation's full reading, with a message for every way a scan can be wrong, is not
+    needed on such paths.
 
     Raises:
         KeyError: a corner or edge shows a pattern no piece has (the string was not real).
     """
-    corners, edges = corner_patterns(3), edge_patterns()
-    cp, co, ep, eo = [], [], [], []
-    for stickers in corner_facelets(3):
-        piece, twist = corners[tuple(faces[i] for i in stickers)]
-        cp.append(piece)
-        co.append(twist)
-    for pair in edge_facelets():
-        piece, flip = edges[tuple(faces[i] for i in pair)]
-        ep.append(piece)
-        eo.append(flip)
-    return CubieCube(tuple(cp), tuple(co), tuple(ep), tuple(eo))
+    cp, co = _read_patterns(faces, corner_facelets(size), corner_patterns(size))
+    if size == 2:
+        return CubieCube(cp, co)
+    return CubieCube(cp, co, *_read_patterns(faces, edge_facelets(), edge_patterns()))
+
+
+def _read_patterns(faces: str, positions: tuple[tuple[int, ...], ...],
+                   patterns: dict[tuple[str, ...], tuple[int, int]]
+                   ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Return (piece, orientation) per position, read from the stickers' face letters."""
+    read = [patterns[tuple(faces[i] for i in stickers)] for stickers in positions]
+    return tuple(piece for piece, _ in read), tuple(turn for _, turn in read)
 
 
 @lru_cache(maxsize=None)
 def move_cubie(move: Move, size: int) -> CubieCube:
-    """Return the cubie form of a face turn, read off its sticker permutation.
-
-    Each position's piece is the one whose stickers the turn brings there, and its
-    orientation is which of the position's stickers shows the piece's first sticker (the
-    convention of the facelet reader in :mod:`cubebot.solver.validation`).
+    """Return the cubie form of a face turn, read off the solved cube turned by it.
 
     Raises:
         ValueError: ``move`` is a whole-cube rotation.
     """
     if move.is_rotation:
         raise OptionError(f"{move} is a whole-cube rotation; it has no cubie form")
-    perm = tuple(int(i) for i in move_permutation(move, size))
-    corners = _read_moved(corner_facelets(size), perm)
-    if size == 2:
-        return CubieCube(*corners)
-    return CubieCube(*corners, *_read_moved(edge_facelets(), perm))
-
-
-def _read_moved(positions: tuple[tuple[int, ...], ...],
-                perm: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Return (piece, orientation) per position after the sticker permutation ``perm``."""
-    owner = {sticker: (piece, k) for piece, stickers in enumerate(positions)
-             for k, sticker in enumerate(stickers)}
-    pieces, orientations = [], []
-    for stickers in positions:
-        for j, sticker in enumerate(stickers):
-            piece, k = owner[perm[sticker]]
-            if k == 0:
-                pieces.append(piece)
-                orientations.append(j)
-                break
-    return tuple(pieces), tuple(orientations)
+    solved = "".join(f * size * size for f in FACE_LETTERS)
+    turned = "".join(solved[int(i)] for i in move_permutation(move, size))
+    return read_real_cubies(turned, size)
 
 
 def count_states(size: int) -> int:
