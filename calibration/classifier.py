@@ -24,7 +24,6 @@ from functools import lru_cache
 from typing import Optional, Union
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -40,7 +39,7 @@ from cubebot.calibration.errors import (
     SchemeError,
     sticker_name,
 )
-from cubebot.calibration.pieces import label_pieces, loose_labelling, piece_tables
+from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.cube import Cube
@@ -99,6 +98,16 @@ class Classification:
 
 
 @dataclass(frozen=True)
+class _Loose:
+    """The cheapest reading by whole real pieces with the turning rules (twist, flip, parity)
+    left free: what the stickers say if the cube may be broken."""
+
+    faces: np.ndarray  # face index per sticker, in the layout below
+    class_of_face: np.ndarray  # the colour class on each face (a 3x3's: face order)
+    total: float  # its cost (a 2x2 layout the scheme does not allow pays its penalty)
+
+
+@dataclass(frozen=True)
 class _Pass:
     """One pass of the fit: the space the stickers were read in, and the best real cube there."""
 
@@ -112,6 +121,7 @@ class _Pass:
     total: float  # its cost
     margin: float  # gap to the cheapest other real cube
     sticker_margin: np.ndarray  # that gap per sticker
+    loose: _Loose  # the cheapest reading with the turning rules left free
 
 
 @lru_cache(maxsize=None)
@@ -344,20 +354,24 @@ class ColourClassifier(BaseEstimator):
             refs = 0.5 * (refs + seeds)
         return refs
 
-    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray]:
-        """Return the best real cube: class per sticker, class per face, cost and margins."""
+    def _read(self, cost: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray, _Loose]:
+        """Return the best real cube: class per sticker, class per face, cost and margins;
+        and the cheapest reading by whole pieces with the turning rules left free."""
         if self.size == 3:
             result = label_pieces(cost, 3)
+            faces, loose_total = loose_labelling(cost, 3)
             return (result.labels, np.arange(6), result.cost, result.margin,
-                    result.sticker_margin)
+                    result.sticker_margin, _Loose(faces, np.arange(6), loose_total))
         layouts, allowed = _layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
-        # a lower bound per layout (pieces assigned in their cheapest twist, twist sum ignored)
-        bounds = np.empty(len(layouts))
-        for index, layout in enumerate(layouts):
-            flat = piece_tables(cost[:, layout], 2)[0].min(axis=-1)
-            rows, cols = linear_sum_assignment(flat)
-            bounds[index] = flat[rows, cols].sum() + penalty[index]
+        # per layout, the loose reading (pieces in their cheapest twist, twist sum ignored)
+        # is a lower bound on its real cubes
+        loose = []
+        for layout in layouts:
+            faces, total = loose_labelling(cost[:, layout], 2)
+            loose.append(_Loose(faces, layout, total))
+        bounds = np.array([option.total for option in loose]) + penalty
         best = None
         for index in np.argsort(bounds):
             if best is not None and bounds[index] >= best[2]:
@@ -370,8 +384,10 @@ class ColourClassifier(BaseEstimator):
         assert best is not None
         # the best other layout costs at least its bound, and reads most stickers otherwise
         layout_gap = max(float(np.delete(bounds, best[4]).min()) - best[2], 0.0)
+        cheapest = int(bounds.argmin())
         return (best[0], best[1], best[2], min(best[3].margin, layout_gap),
-                np.minimum(best[3].sticker_margin, layout_gap))
+                np.minimum(best[3].sticker_margin, layout_gap),
+                _Loose(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])))
 
     def _references(self, features: np.ndarray, labels: np.ndarray, prior: Optional[np.ndarray],
                     scale: float, trust: np.ndarray) -> tuple[np.ndarray, float]:
@@ -446,8 +462,8 @@ class ColourClassifier(BaseEstimator):
                 f"there (at most {limit} can be repaired)"
             )
 
-    def _check_broken(self, cost: np.ndarray, labels: np.ndarray, class_of_face: np.ndarray,
-                      total: float, scale: float) -> np.ndarray:
+    def _check_broken(self, loose: _Loose, labels: np.ndarray, total: float,
+                      scale: float) -> np.ndarray:
         """Return per sticker the gap to "this cube is broken"; raise when it clearly is.
 
         The cheapest labelling by whole real pieces with the turning rules left free (twist,
@@ -463,22 +479,14 @@ class ColourClassifier(BaseEstimator):
             BrokenCubeError: as above.
         """
         gap = np.full(len(labels), np.inf)
-        if self.size == 3:
-            loose, loose_total = loose_labelling(cost, 3)
-        else:  # a 2x2's colour classes may sit on the faces in any layout
-            layouts, allowed = _layouts()
-            tries = [loose_labelling(cost[:, layout], 2) for layout in layouts]
-            totals = [t + (0.0 if ok else _SCHEME_PENALTY) for (_, t), ok in zip(tries, allowed)]
-            best = int(np.argmin(totals))
-            class_of_face = layouts[best]
-            loose, loose_total = tries[best][0], totals[best]
-        differs = class_of_face[loose] != labels
+        loose_total = loose.total
+        differs = loose.class_of_face[loose.faces] != labels
         if not differs.any():
             return gap
         if total - loose_total < _required_gap(scale):
             gap[differs] = loose_total + _BROKEN_PRIOR - total
             return gap
-        letters = "".join(FACE_LETTERS[f] for f in loose)
+        letters = "".join(FACE_LETTERS[f] for f in loose.faces)
         try:
             Cube(letters, size=self.size)
         except (TwistedCornerError, FlippedEdgeError, ParityError) as err:
@@ -530,7 +538,7 @@ class ColourClassifier(BaseEstimator):
         face_of_class[class_of_face] = np.arange(6)
         assigned = distance[np.arange(n), labels]
         sticker_margin = np.minimum(
-            last.sticker_margin, self._check_broken(cost, labels, class_of_face, total, scale))
+            last.sticker_margin, self._check_broken(last.loose, labels, total, scale))
         self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
         overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
         if len(overruled):
