@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
@@ -26,8 +26,10 @@ from cubebot.vision.sampling import sample_stickers
 if TYPE_CHECKING:  # the classifier is only needed by scan_cube
     from cubebot.calibration import Classification
 
-__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "classify_scan",
-           "sticker_name"]
+__all__ = ["FaceView", "FaceScan", "scan_face", "scan_faces", "scan_cube", "scan_any_size",
+           "classify_scan", "sticker_name"]
+
+_Read = TypeVar("_Read")  # what a size's scan is read as (a classification, or nothing)
 
 log = logging.getLogger(__name__)
 
@@ -169,15 +171,29 @@ def scan_cube(camera: Camera, size: int | str, *, profile: Any = None, scheme: A
 def _scan_cube_any_size(camera: Camera, profile: Any, scheme: Any,
                         turned_faces: str) -> tuple["Classification", FaceScan]:
     """Return the reading of the one size the pictures show (see :func:`scan_cube`)."""
-    found: dict[int, tuple["Classification", FaceScan]] = {}
+    return scan_any_size(camera, lambda scan: classify_scan(
+        scan, profile=profile, scheme=scheme, turned_faces=turned_faces))
+
+
+def scan_any_size(camera: Camera, read: Callable[[FaceScan], _Read]) -> tuple[_Read, FaceScan]:
+    """Return ``read(scan)`` and the scan, of the one size (2 or 3) the pictures show.
+
+    The faces are scanned as a 3x3 and as a 2x2; the size whose grid is found on every face
+    and that ``read`` accepts (raising :class:`ScanError` otherwise) is taken.
+
+    Raises:
+        ScanError: both sizes do (say which with ``--size``), or neither does: the error of the
+            size that came closer (a grid found on every face first, then fewer faces to
+            re-shoot), which names the faces and stickers.
+    """
+    found: dict[int, tuple[_Read, FaceScan]] = {}
     errors: dict[int, ScanError] = {}
     gridded: set[int] = set()  # sizes whose grid was found on every face
     for size in (3, 2):
         try:
             scan = scan_faces(camera, size)
             gridded.add(size)
-            found[size] = (classify_scan(scan, profile=profile, scheme=scheme,
-                                         turned_faces=turned_faces), scan)
+            found[size] = (read(scan), scan)
         except ScanError as err:
             errors[size] = err
             log.info("not a %dx%d: %s", size, size, err)

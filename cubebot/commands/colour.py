@@ -101,7 +101,8 @@ def _photo_scan(folder: str, size: "int | str", solved: bool,
     as; a solved cube's is the one whose grid is found on every photo.
 
     Raises:
-        SampleError: the photos are too unclear to learn from, or their size cannot be told.
+        SampleError: the photos are too unclear to learn from.
+        ScanError: their size cannot be told (the message says which photos and what to do).
         CameraError: the folder or a photo cannot be read.
     """
     from cubebot.solver.geometry import AUTO
@@ -109,7 +110,7 @@ def _photo_scan(folder: str, size: "int | str", solved: bool,
 
     with FolderCamera(folder) as camera:
         if solved:
-            scan = _solved_scan(camera, folder, size)
+            scan = _solved_scan(camera, size)
             return scan.rgb.tolist(), scan.size, _solved(scan.size)
         try:
             result, scan = scan_cube(camera, size,
@@ -122,26 +123,16 @@ def _photo_scan(folder: str, size: "int | str", solved: bool,
     return scan.rgb.tolist(), scan.size, result.facelets
 
 
-def _solved_scan(camera: Any, folder: str, size: "int | str") -> Any:
-    """Return the scan of a solved cube's photos, of the size asked or found."""
+def _solved_scan(camera: Any, size: "int | str") -> Any:
+    """Return the scan of a solved cube's photos, of the size asked or the one whose grid is
+    found on every photo (a solved cube needs no reading)."""
     from cubebot.solver.geometry import AUTO
-    from cubebot.vision import ScanError, scan_faces
+    from cubebot.vision import scan_faces
+    from cubebot.vision.scan import scan_any_size
 
     if size != AUTO:
         return scan_faces(camera, size)
-    found, errors = {}, {}
-    for candidate in (3, 2):
-        try:
-            found[candidate] = scan_faces(camera, candidate)
-        except ScanError as err:
-            errors[candidate] = err
-    if len(found) == 1:
-        return next(iter(found.values()))
-    if found:
-        raise SampleError(f"the photos in {folder} show a sticker grid both as a 2x2 and as a "
-                          "3x3: say which with --size 2 or --size 3")
-    raise SampleError(f"no sticker grid found in the photos in {folder} (as a 3x3: {errors[3]}; "
-                      f"as a 2x2: {errors[2]})")
+    return scan_any_size(camera, lambda scan: None)[1]
 
 
 def _calibrate(args: argparse.Namespace) -> int:
