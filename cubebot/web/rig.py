@@ -62,6 +62,10 @@ class RigDriver:
         self.slots_done = 0
         self.rig_facelets: Optional[str] = None
         self._boot_id = ""  # of the rig the run began on
+        # every published snapshot gets the next version, so a page that receives two out of
+        # order (an event stream and an action's answer race) keeps the newer one
+        self._version = 0
+        self._version_lock = threading.Lock()
 
     # -- what the page sees -----------------------------------------------------------------
 
@@ -75,7 +79,8 @@ class RigDriver:
         """Return the rig's state as a JSON-ready dict (what the page's events carry)."""
         total = sum(self._moves_per_slot)
         done = sum(self._moves_per_slot[:self.slots_done])
-        return {"state": self.state, "message": self.message, "url": self.url,
+        return {"version": self._version, "state": self.state, "message": self.message,
+                "url": self.url,
                 "handshake": self.handshake, "model": self.model.name,
                 "moves_done": done, "moves_total": total,
                 "slots_done": self.slots_done, "slots_total": len(self._slots),
@@ -83,9 +88,19 @@ class RigDriver:
                 "rig_facelets": self.rig_facelets}
 
     def _set(self, state: str, message: str = "") -> None:
-        self.state, self.message = state, message
+        with self._version_lock:
+            self.state, self.message = state, message
+            self._version += 1
+            snapshot = self.snapshot()
         log.info("rig %s %s", state, message)
-        self._publish(self.snapshot())
+        self._publish(snapshot)
+
+    def _progressed(self) -> None:
+        """Publish the run's progress as a new version of the snapshot."""
+        with self._version_lock:
+            self._version += 1
+            snapshot = self.snapshot()
+        self._publish(snapshot)
 
     # -- connection -------------------------------------------------------------------------
 
@@ -247,7 +262,7 @@ class RigDriver:
                     return
                 rig.stream(parse_moves(" ".join(self._slots[self.slots_done])))
                 self._count(rig)
-                self._publish(self.snapshot())
+                self._progressed()
             self._finish(rig)
         except EmergencyStopError:
             self._after_estop(rig)

@@ -55,7 +55,13 @@ function letterColours(scan) {
 
 // -- rendering --------------------------------------------------------------------------------
 
+function newerRig(rig) {
+  // events and action answers may arrive out of order: never show an older rig state
+  return !state || !state.rig || rig.version >= state.rig.version;
+}
+
 function render(next) {
+  if (state && !newerRig(next.rig)) next.rig = state.rig;
   state = next;
   const scan = state.scan;
   colours = letterColours(scan);
@@ -326,7 +332,7 @@ events.addEventListener("state", (e) => {
   const data = JSON.parse(e.data);
   if (data.scan) { render(data); return; }
   // the rig alone changed (a run's progress): the rest stays as it is
-  if (!state) return;
+  if (!state || !newerRig(data.rig)) return;
   state.rig = data.rig;
   renderRig(state.rig);
 });
