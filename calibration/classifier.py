@@ -35,6 +35,7 @@ from cubebot.calibration.errors import (
     CalibrationError,
     DoubtfulStickersError,
     NotFittedError,
+    OptionError,
     SampleError,
     SchemeError,
     sticker_name,
@@ -60,7 +61,8 @@ _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not a
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
 _SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size makes its sticker count a fifth
-_ACCEPT_GAP = 10.0  # cost gap every sticker needs at a calm scatter (see sticker_confidence)
+#: cost gap every sticker needs at a calm scatter, per cube size (see sticker_confidence)
+_ACCEPT_GAP = {3: 10.0, 2: 15.0}
 _BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
 _CALM_SCALE = _SCALE_RANGE[0]  # the scatter of a clean scan; more scatter asks for more gap
 _SCATTER_POWER = 0.75  # ... growing as (scatter / calm) ** this
@@ -245,8 +247,10 @@ class ColourClassifier(BaseEstimator):
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
-            refs, scale = self._references(features, labels, prior, scale, trust)
+            # the face gains first, then the references in the light those gains correct
             gains = self._face_gains(balanced, labels, faces_of)
+            features = self._features(balanced / gains[faces_of])
+            refs, scale = self._references(features, labels, prior, scale, trust)
         self.n_iter_ = iteration
         self._finish(last)
         return self
@@ -483,7 +487,7 @@ class ColourClassifier(BaseEstimator):
         differs = loose.class_of_face[loose.faces] != labels
         if not differs.any():
             return gap
-        if total - loose_total < _required_gap(scale):
+        if total - loose_total < _required_gap(scale, self.size):
             gap[differs] = loose_total + _BROKEN_PRIOR - total
             return gap
         letters = "".join(FACE_LETTERS[f] for f in loose.faces)
@@ -547,12 +551,12 @@ class ColourClassifier(BaseEstimator):
         facelets = Cube(letters, size=self.size).facelets
         # a 2x2 is re-lettered by its DBL corner: the same stickers, other letters
         letter_of_class = {int(c): facelets[i] for i, c in enumerate(labels)}
-        confidence = sticker_confidence(sticker_margin, scale)
+        confidence = sticker_confidence(sticker_margin, scale, self.size)
         doubtful = np.nonzero(confidence < ACCEPT_CONFIDENCE)[0]
         if len(doubtful):
             # name the weakest group (the stickers a rival cube reads otherwise), not every one
             weakest = float(sticker_margin[doubtful].min())
-            doubtful = doubtful[sticker_margin[doubtful] <= weakest + 0.25 * _required_gap(scale)]
+            doubtful = doubtful[sticker_margin[doubtful] <= weakest + 0.25 * _required_gap(scale, self.size)]
             doubtful = doubtful[np.argsort(sticker_margin[doubtful], kind="stable")][:_NAMED_MAX]
             others = np.where(np.arange(6)[None, :] == labels[:, None], np.inf, cost)
             could_be = {int(i): letter_of_class.get(int(others[i].argmin()), "?")
@@ -561,7 +565,7 @@ class ColourClassifier(BaseEstimator):
                 doubtful, self.size,
                 "more than one real cube fits their colours (the runner-up is "
                 f"{margin:.1f} cost units behind; at this scan's scatter a reading needs "
-                f"{_required_gap(scale):.0f})",
+                f"{_required_gap(scale, self.size):.0f})",
                 read_as={int(i): facelets[i] for i in doubtful}, could_be=could_be,
                 reading=facelets, confidence=confidence)
         final = np.array([FACE_LETTERS.index(c) for c in facelets])
@@ -578,26 +582,40 @@ class ColourClassifier(BaseEstimator):
                  self.size, self.size, self.n_iter_, total, margin)
 
 
-def _required_gap(scale: float) -> float:
-    """Return the cost gap a sticker needs for :data:`ACCEPT_CONFIDENCE` at this scatter."""
-    return _ACCEPT_GAP * max(1.0, scale / _CALM_SCALE) ** _SCATTER_POWER
+def _required_gap(scale: float, size: int = 3) -> float:
+    """Return the cost gap a sticker of a ``size`` cube needs for :data:`ACCEPT_CONFIDENCE`
+    at this scatter.
+
+    Raises:
+        OptionError: ``size`` is not 2 or 3.
+    """
+    if size not in _ACCEPT_GAP:
+        raise OptionError(f"size={size!r}: confidence is calibrated for 2x2 and 3x3 cubes only")
+    return _ACCEPT_GAP[size] * max(1.0, scale / _CALM_SCALE) ** _SCATTER_POWER
 
 
-def sticker_confidence(gap: np.ndarray, scale: float) -> np.ndarray:
+def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3) -> np.ndarray:
     """Return each sticker's calibrated confidence (0.5..1) from its cost gap and the scatter.
 
     ``gap[i]`` is how much more the cheapest *other real cube* that reads sticker ``i``
     differently costs (its own colour and the cube's rules together: a glare spot the pieces
     pin down has a large gap, one of two stickers that could swap has none). The cost is about
     twice a negative log-likelihood, so ``sigmoid(gap / 2T)`` is the probability the reading
-    is right; the temperature ``T`` is calibrated, not assumed: on the synthetic light sweep
-    (:mod:`cubebot.calibration.stress`, easy to hostile, 2x2 and 3x3) it is the smallest that
-    accepted no wrong cube, which puts :data:`ACCEPT_CONFIDENCE` at a gap of 10 cost units
-    for a clean scan's scatter (3 weighted-Lab units) and more, as the scatter's 0.75th power,
-    for a noisier one (the scatter is the light's doing, and the model's errors grow with it). A tie reads
-    0.5; ``tests/benchmarks/bench_colour.py`` prints the reliability table.
+    is right; the temperature ``T`` is calibrated, not assumed, on the synthetic light sweep
+    (:mod:`cubebot.calibration.stress`: moderate, warm, red~orange, hard, washed-out, low light
+    and hostile, 2,000 cubes each, per size). For a 2x2 it is the smallest that accepted no
+    wrong cube: :data:`ACCEPT_CONFIDENCE` at a gap of 15 cost units at a clean scan's scatter
+    (3 weighted-Lab units) -- 24 stickers carry the face gains and the references, and the
+    2x2's rules pin fewer of them. For a 3x3 it is 10: one hostile-light cube in the 14,000
+    (a gap of 10.7) is accepted wrong, and 11 would refuse real robot photos whose gaps are
+    10.6 to 11.3. The gap needed grows as the scatter's 0.75th power for a noisier scan (the
+    scatter is the light's doing, and the model's errors grow with it). A tie reads 0.5;
+    ``tests/benchmarks/bench_colour.py`` prints the reliability table.
+
+    Raises:
+        OptionError: ``size`` is not 2 or 3.
     """
-    required = _required_gap(scale)
+    required = _required_gap(scale, size)
     exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
     return 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
 

@@ -99,8 +99,6 @@ CONDITIONS: dict[str, Lighting] = {
                            glare=2),
     "low light": Lighting(kelvin=3000, white_balance=0.5, exposure_jitter=0.25, noise=4.0,
                           level=0.15, shadow=0.4, shadowed_faces=2),
-    "hard": Lighting(kelvin=None, white_balance=0.3, exposure_jitter=0.35, shadow=0.5,
-                     shadowed_faces=2, glare=3, noise=5.0, red_orange=0.4),
     "hostile": Lighting(kelvin=None, white_balance=0.0, exposure_jitter=0.5, shadow=0.6,
                         shadowed_faces=3, glare=5, noise=8.0, red_orange=0.6),
 }

@@ -12,12 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, classify
+from cubebot.calibration import BrokenCubeError, CalibrationError, DoubtfulStickersError, classify
 from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, sticker_confidence
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.stress import CONDITIONS, random_scan, render_scan
 from cubebot.solver import Cube
-from cubebot.solver.geometry import edge_facelets
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +31,14 @@ def test_confidence_is_one_half_at_a_tie_and_the_rule_at_the_required_gap() -> N
     assert calm[2] > calm[1] and calm[3] == pytest.approx(1.0)
     # a noisier scan needs a larger gap for the same confidence
     assert sticker_confidence(np.array([10.0]), 6.0)[0] < ACCEPT_CONFIDENCE
+    # a 2x2's gap, resting on fewer stickers, buys less confidence than a 3x3's
+    assert sticker_confidence(np.array([10.0]), 3.0, 2)[0] < ACCEPT_CONFIDENCE
+    assert sticker_confidence(np.array([15.0]), 3.0, 2)[0] == pytest.approx(ACCEPT_CONFIDENCE)
+
+
+def test_confidence_for_a_size_it_was_not_calibrated_for_is_refused() -> None:
+    with pytest.raises(CalibrationError, match="2x2 and 3x3"):
+        sticker_confidence(np.array([10.0]), 3.0, 4)
 
 
 @pytest.mark.parametrize("size", [2, 3])
@@ -55,34 +62,17 @@ def _mix(scan: np.ndarray, stickers: list[int]) -> np.ndarray:
     return mixed
 
 
-def _red_orange_swap(truth: str) -> list[int]:
-    """Return the red and orange stickers of two edge pairs that may trade colours.
-
-    Trading red and orange between the red-X and orange-X edges swaps two pieces (odd
-    parity); doing it for two colours X at once is a real cube again.
-    """
-    edges = {frozenset(truth[i] for i in e): e for e in edge_facelets()}
-    pairs = []
-    for other in "UFDB":
-        red, orange = edges.get(frozenset("R" + other)), edges.get(frozenset("L" + other))
-        if red is not None and orange is not None:
-            pairs.append([next(i for i in red if truth[i] == "R"),
-                          next(i for i in orange if truth[i] == "L")])
-    assert len(pairs) >= 2
-    return pairs[0] + pairs[1]
-
-
-def test_stickers_that_could_trade_places_are_refused_by_name() -> None:
+def test_stickers_that_could_trade_places_are_refused_by_name(
+        undecidable_scan: tuple[str, np.ndarray, list[int]]) -> None:
     # with the red and orange stickers of four edges all showing the colour halfway between,
     # two real cubes fit equally well (the colours traded or not), so neither is chosen
-    truth, scan = random_scan(3, CONDITIONS["easy"], 21)
-    stickers = _red_orange_swap(truth)
+    truth, scan, stickers = undecidable_scan
     traded = list(truth)
     for i in stickers:
         traded[i] = "L" if truth[i] == "R" else "R"
     Cube("".join(traded))  # the other reading is a real cube too
     with pytest.raises(DoubtfulStickersError) as caught:
-        classify(_mix(scan, stickers))
+        classify(scan)
     doubt = caught.value
     assert set(stickers) <= set(doubt.stickers)
     assert all({doubt.read_as[i], doubt.could_be[i]} == {"R", "L"} for i in stickers)

@@ -52,19 +52,22 @@ def test_every_real_3x3_scan_reads_as_a_valid_cube_or_is_refused_when_turned(
         assert Cube(facelets).facelets == facelets, name
 
 
-def test_every_real_2x2_scan_reads_as_a_valid_cube_or_names_its_doubts(
-        shared_data: Path, washed_out_2x2: str) -> None:
+def test_every_real_2x2_scan_reads_as_a_valid_cube(shared_data: Path) -> None:
     scans = _scans(shared_data, 2)
     assert len(scans) == 4
-    with pytest.raises(DoubtfulStickersError) as caught:
-        classify(scans.pop(washed_out_2x2), 2)
-    doubt = caught.value
-    assert doubt.reading is not None and 0 < len(doubt.stickers) <= 8
-    assert all(doubt.read_as[i] != doubt.could_be[i] for i in doubt.stickers)
-    assert "(U or D?)" in str(doubt) or "(D or U?)" in str(doubt)  # white or yellow?
     for name, facelets in _readings(scans, 2).items():
         # a 2x2 answer is normalised by its DBL corner: Cube() keeps it as it is
         assert Cube(facelets, size=2).facelets == facelets, name
+
+
+def test_a_washed_out_real_2x2_reads_as_the_cube_its_photos_show(
+        shared_data: Path, washed_out_2x2: tuple[str, str]) -> None:
+    # its first fit used to take the references from the previous pass's light and settle on
+    # a cube with white and yellow (and red and orange) traded between two corners
+    name, seen = washed_out_2x2
+    result = classify(_scans(shared_data, 2)[name], 2)
+    assert result.facelets == seen
+    assert (result.confidence >= 0.99).all()
 
 
 def test_photos_of_the_same_cube_read_the_same(shared_data: Path) -> None:

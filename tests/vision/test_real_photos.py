@@ -62,16 +62,20 @@ def test_sampled_colours_land_near_the_reference(shared_data: Path) -> None:
 
 
 def test_every_real_set_scans_into_a_valid_cube_or_names_its_doubts(
-        shared_data: Path, washed_out_2x2: str) -> None:
+        shared_data: Path, washed_out_2x2: tuple[str, str]) -> None:
+    name = washed_out_2x2[0]
     results = {}
     for folder in _good_sets(shared_data):
-        if folder.name == washed_out_2x2:
+        if folder.name == name:
+            # its samples (rgb.json) read as the cube its photos show; from the photos the
+            # gap is 17 cost units, short of the 18 the 2x2's calibration asks at their
+            # scatter: refused, naming the stickers in doubt
             with pytest.raises(ScanError, match="doubtful stickers") as caught:
                 scan_cube(FolderCamera(folder), 2, profile=False)
             assert caught.value.stickers and caught.value.faces
             continue
         result, _ = scan_cube(FolderCamera(folder), _size(folder), profile=False)
-        Cube(result.facelets)  # raises if not a real cube
+        Cube(result.facelets, size=_size(folder))  # raises if not a real cube
         results[folder.name] = result.facelets
     # sets of one cube photographed twice read the same
     assert results["3x3x3-random-01-c1be101a"] == results["3x3x3-random-01-c7ffacb8"]
