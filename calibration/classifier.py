@@ -556,7 +556,8 @@ class ColourClassifier(BaseEstimator):
         if len(doubtful):
             # name the weakest group (the stickers a rival cube reads otherwise), not every one
             weakest = float(sticker_margin[doubtful].min())
-            doubtful = doubtful[sticker_margin[doubtful] <= weakest + 0.25 * _required_gap(scale, self.size)]
+            near = weakest + 0.25 * _required_gap(scale, self.size)
+            doubtful = doubtful[sticker_margin[doubtful] <= near]
             doubtful = doubtful[np.argsort(sticker_margin[doubtful], kind="stable")][:_NAMED_MAX]
             others = np.where(np.arange(6)[None, :] == labels[:, None], np.inf, cost)
             could_be = {int(i): letter_of_class.get(int(others[i].argmin()), "?")
