@@ -236,10 +236,10 @@ class ColourClassifier(BaseEstimator):
         if spread_rgb is not None:
             trust = 1.0 / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
         gains = np.ones((6, 3))
+        features = self._features(balanced)
         scale = 10.0
         labels: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
-            features = self._features(balanced / gains[faces_of])
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
             cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
             reading = self._read(cost)
