@@ -60,7 +60,7 @@ _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none,
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
-_SPREAD_SCALE = 20.0  # a sampler spread (sRGB std) of this size makes its sticker count a fifth
+_SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
 #: cost gap every sticker needs at a calm scatter, per cube size (see sticker_confidence)
 _ACCEPT_GAP = {3: 10.0, 2: 15.0}
 _BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
@@ -230,11 +230,7 @@ class ColourClassifier(BaseEstimator):
             return self._fit_known(balanced, y)
         prior = self._prior(balanced, profile)
         refs = self._seed(balanced, scheme, profile, prior)
-        # a sticker the sampler saw as blotchy (glare edge, a sample point half off it) counts
-        # for less: its piece's other stickers and its class decide
-        trust = np.ones(n)
-        if spread_rgb is not None:
-            trust = 1.0 / (1.0 + (spread_rgb / _SPREAD_SCALE) ** 2)
+        trust = _trust(spread_rgb, n)
         gains = np.ones((6, 3))
         features = self._features(balanced)
         scale = 10.0
@@ -581,6 +577,22 @@ class ColourClassifier(BaseEstimator):
         self.scale_ = scale
         log.info("classified %dx%d in %d iteration(s): cost %.2f, margin %.2f",
                  self.size, self.size, self.n_iter_, total, margin)
+
+
+def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
+    """Return how far each sticker's colour counts (0..1] from the sampler's spread (n,).
+
+    A sticker the sampler saw as blotchier than the scan's usual sticker (a glare edge, a
+    sample point half off it, a logo) counts for less: its piece's other stickers and its class
+    decide. The spread every sticker shares (the sensor's noise in the dark, the JPEG's grain)
+    says nothing about one sticker against another, and the scatter already prices it in: only
+    the excess over the scan's median spread lowers the trust. Without a spread every sticker
+    counts fully, as on the light sweep that calibrates :func:`sticker_confidence`.
+    """
+    if spread is None:
+        return np.ones(count)
+    excess = np.maximum(spread - np.median(spread), 0.0)
+    return 1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2)
 
 
 def _required_gap(scale: float, size: int = 3) -> float:

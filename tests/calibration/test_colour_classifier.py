@@ -126,6 +126,20 @@ def test_a_spread_lowers_the_confidence_of_its_sticker_only() -> None:
     assert shaky.confidence[40] == pytest.approx(plain.confidence[40])
 
 
+def test_a_spread_every_sticker_shares_changes_nothing() -> None:
+    # the sensor's noise in a dark kitchen blots every sticker alike: it tells no sticker from
+    # another, and the scatter already prices it in
+    _, scan = _scan(seed=8, lighting=CONDITIONS["low light"])
+    plain = classify(scan)
+    noisy = classify(scan, spread=np.full(54, 15.0))
+    assert noisy.facelets == plain.facelets
+    assert noisy.confidence == pytest.approx(plain.confidence)
+    # ... while one sticker blotchier than the rest still counts for less
+    spread = np.full(54, 15.0)
+    spread[10] = 55.0
+    assert classify(scan, spread=spread).confidence[10] < plain.confidence[10]
+
+
 def _two_misread_stickers(seed: int) -> tuple[str, np.ndarray, list[int]]:
     """A clean scan with two stickers replaced by other colours' samples (a misplaced point)."""
     truth, scan = _scan(seed=seed, lighting=CONDITIONS["easy"])

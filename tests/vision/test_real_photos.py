@@ -61,24 +61,19 @@ def test_sampled_colours_land_near_the_reference(shared_data: Path) -> None:
     assert close / total >= 0.98, f"{close} of {total} stickers within 15 per channel"
 
 
-def test_every_real_set_scans_into_a_valid_cube_or_names_its_doubts(
+def test_every_real_set_scans_into_the_cube_it_shows(
         shared_data: Path, washed_out_2x2: tuple[str, str]) -> None:
-    name = washed_out_2x2[0]
     results = {}
     for folder in _good_sets(shared_data):
-        if folder.name == name:
-            # its samples (rgb.json) read as the cube its photos show; from the photos the
-            # gap is 17 cost units, short of the 18 the 2x2's calibration asks at their
-            # scatter: refused, naming the stickers in doubt
-            with pytest.raises(ScanError, match="doubtful stickers") as caught:
-                scan_cube(FolderCamera(folder), 2, profile=False)
-            assert caught.value.stickers and caught.value.faces
-            continue
         result, _ = scan_cube(FolderCamera(folder), _size(folder), profile=False)
         Cube(result.facelets, size=_size(folder))  # raises if not a real cube
+        assert (result.confidence >= 0.99).all(), folder.name
         results[folder.name] = result.facelets
     # sets of one cube photographed twice read the same
     assert results["3x3x3-random-01-c1be101a"] == results["3x3x3-random-01-c7ffacb8"]
+    # the hardest set (white by a pale yellow, red by a brownish orange) reads as seen by eye
+    name, seen = washed_out_2x2
+    assert results[name] == seen
 
 
 def test_broken_set_fails_clearly_instead_of_giving_a_cube(shared_data: Path) -> None:
