@@ -21,8 +21,9 @@ Public API:
   :func:`scan_cube` ``(camera, size, *, profile=None, scheme=None, sample_points=None,
   turned_faces="UD") -> (Classification, FaceScan)``, and :func:`classify_scan` ``(scan, *,
   profile=None, scheme=None, turned_faces="UD") -> Classification`` for a scan already made;
-- :func:`draw_overlay` ``(frame, grid, labels=None, *, doubtful=(), caption="")`` and
-  :func:`write_overlays` ``(scan, folder, *, facelets=None, doubtful=()) -> [paths]``;
+- :func:`draw_overlay` ``(frame, grid, labels=None, *, doubtful=(), caption="")``,
+  :func:`face_overlays` ``(scan, *, facelets=None, doubtful=(), confidence=None) -> {face:
+  picture}`` and :func:`write_overlays` ``(scan, folder, *, same) -> [paths]``;
 - :func:`run_guided_scan` for a live, hand-held scan with a preview window;
 - errors: :class:`VisionError` > :class:`CameraError` (> :class:`NoDisplayError`),
   :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).
@@ -32,7 +33,7 @@ from cubebot.vision.cameras import BACKENDS, Camera, CameraBase, DeviceCamera, F
 from cubebot.vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 from cubebot.vision.guided import GuidedScan, run_guided_scan
-from cubebot.vision.overlay import draw_overlay, write_overlays
+from cubebot.vision.overlay import draw_overlay, face_overlays, write_overlays
 from cubebot.vision.sample_points import SamplePoints, SamplePointsError
 from cubebot.vision.sampling import sample_stickers
 from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_cube, scan_face, scan_faces, sticker_name
@@ -42,7 +43,7 @@ __all__ = [
     "Camera", "CameraBase", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
     "has_display", "Grid", "detect_grid", "grid_from_corners", "sample_stickers", "SamplePoints",
     "SamplePointsError", "FaceScan", "FaceView", "scan_face", "scan_faces", "scan_cube",
-    "classify_scan", "sticker_name", "draw_overlay", "write_overlays", "GuidedScan",
+    "classify_scan", "sticker_name", "draw_overlay", "face_overlays", "write_overlays", "GuidedScan",
     "run_guided_scan", "VisionError", "CameraError", "NoDisplayError", "GridNotFoundError",
     "ScanError",
 ]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from cubebot.vision.errors import ScanError
     from cubebot.vision.scan import FaceScan
 
-__all__ = ["draw_overlay", "write_overlays", "letter_swatches", "LABEL_BGR"]
+__all__ = ["draw_overlay", "face_overlays", "write_overlays", "letter_swatches", "LABEL_BGR"]
 
 #: Swatch colours for face letters, BGR: the Western scheme's colours, whose one home is
 #: :mod:`cubebot.calibration.scheme` (the renderer draws with these too).
@@ -134,26 +134,27 @@ def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int
             for letter in set(facelets)}
 
 
-def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
-                   facelets: Optional[str] = None, doubtful: Sequence[int] = (),
-                   confidence: Optional[Sequence[float]] = None) -> list[Path]:
-    """Write one annotated PNG per scanned face (``U.png`` ...) into ``folder``; return their paths.
+def face_overlays(scan: "FaceScan", *, facelets: Optional[str] = None,
+                  doubtful: Sequence[int] = (),
+                  confidence: Optional[Sequence[float]] = None) -> dict[str, np.ndarray]:
+    """Return each scanned face's picture (BGR) with its grid, labels and legend drawn.
 
     ``facelets`` (the classified string) labels the stickers, placed as each picture shows them
-    (a picture read as turned gets its labels turned too); ``doubtful`` holds facelet indices
-    to mark red; ``confidence`` (facelet order) is written on each sticker. Every picture has a
-    legend. The folder is created if needed; raises :class:`OSError` when a file cannot be
-    written.
+    (a picture read as turned gets its labels turned too) on the colour each letter was seen
+    in; ``doubtful`` holds facelet indices to mark red; ``confidence`` (facelet order) is
+    written on each sticker. Raises :class:`ValueError` when ``facelets`` or ``confidence``
+    does not have one entry per sticker.
     """
-    out_dir = Path(folder)
-    out_dir.mkdir(parents=True, exist_ok=True)
     n = scan.size
     per_face = n * n
     labels = scan.picture_order(facelets) if facelets else {}
     swatches = letter_swatches(scan, facelets) if facelets else None
     marked = np.zeros(6 * per_face, dtype=bool)
     marked[list(doubtful)] = True
-    paths = []
+    if confidence is not None and len(confidence) != 6 * per_face:
+        raise OptionError(f"need {6 * per_face} confidences, one per sticker, got "
+                          f"{len(confidence)}")
+    pictures = {}
     for f_index, face in enumerate(FACE_LETTERS):
         view = scan.views.get(face)
         if view is None:
@@ -164,10 +165,27 @@ def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
         if confidence is not None:
             mine = np.asarray(confidence, dtype=float)[f_index * per_face:(f_index + 1) * per_face]
             face_confidence = np.rot90(mine.reshape(n, n), view.turns).ravel().tolist()
-        image = draw_overlay(view.frame, view.grid, list(labels[face]) if labels else None,
-                             doubtful=[int(i) for i in np.flatnonzero(face_marks)],
-                             caption=f"face {face}", swatches=swatches,
-                             confidence=face_confidence, legend=True)
+        pictures[face] = draw_overlay(view.frame, view.grid,
+                                      list(labels[face]) if labels else None,
+                                      doubtful=[int(i) for i in np.flatnonzero(face_marks)],
+                                      caption=f"face {face}", swatches=swatches,
+                                      confidence=face_confidence, legend=True)
+    return pictures
+
+
+def write_overlays(scan: "FaceScan", folder: Union[str, os.PathLike[str]], *,
+                   facelets: Optional[str] = None, doubtful: Sequence[int] = (),
+                   confidence: Optional[Sequence[float]] = None) -> list[Path]:
+    """Write one annotated PNG per scanned face (``U.png`` ...) into ``folder``; return their paths.
+
+    The pictures are :func:`face_overlays`' (same arguments). The folder is created if needed;
+    raises :class:`OSError` when a file cannot be written.
+    """
+    out_dir = Path(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for face, image in face_overlays(scan, facelets=facelets, doubtful=doubtful,
+                                     confidence=confidence).items():
         path = out_dir / f"{face}.png"
         if not cv2.imwrite(str(path), image):
             raise OSError(f"could not write overlay image {str(path)!r}")

@@ -199,17 +199,19 @@ class ScanSession:
             for face in FACE_LETTERS:
                 self.retake(face)
 
-    def _overlay(self, view: Any, labels: Optional[str] = None,
-                 doubtful: tuple[int, ...] = ()) -> str:
+    def _overlay(self, view: Any, doubtful: tuple[int, ...] = ()) -> str:
+        """Return a face's picture before the cube is read, as a JPEG data URL: its grid, each
+        sticker in the colour sampled, the stickers in doubt outlined red (with a legend)."""
         from cubebot.vision import draw_overlay
 
-        fills = None if labels is not None else view.rgb[:, ::-1]
-        image = draw_overlay(view.frame, view.grid, list(labels) if labels else None,
-                             doubtful=doubtful, fills=fills, caption=f"face {view.face}")
+        image = draw_overlay(view.frame, view.grid, None, doubtful=doubtful,
+                             fills=view.rgb[:, ::-1], caption=f"face {view.face}",
+                             legend=bool(doubtful))
         return _jpeg_data_url(image)
 
     def _classify(self) -> None:
         from cubebot.vision import FaceScan, ScanError, classify_scan
+        from cubebot.vision.overlay import face_overlays
 
         scan = FaceScan(self.size, dict(self.views))
         try:
@@ -225,21 +227,16 @@ class ScanSession:
                 doubtful = tuple(i - f_index * per_face for i in (err.stickers or ())
                                  if i // per_face == f_index)
                 if doubtful or face in (err.faces or ()):
-                    self.overlays[face] = self._overlay(self.views[face], None, doubtful)
+                    self.overlays[face] = self._overlay(self.views[face], doubtful)
             return
         self.views = dict(scan.views)  # with the turns the classifier found
         self.facelets = result.facelets
         self.rgb = scan.rgb
         self.confidence = [float(c) for c in result.confidence]
-        per_face = self.size * self.size
-        in_picture = scan.picture_order(result.facelets)
-        for f_index, face in enumerate(FACE_LETTERS):
-            view = scan.views[face]
-            conf = np.asarray(self.confidence[f_index * per_face:(f_index + 1) * per_face])
-            # doubt is in net order; the overlay wants picture order
-            picture_conf = np.rot90(conf.reshape(self.size, self.size), view.turns).ravel()
-            doubtful = tuple(int(i) for i in np.flatnonzero(picture_conf < DOUBT_BELOW))
-            self.overlays[face] = self._overlay(view, in_picture[face], doubtful)
+        doubtful = [i for i, c in enumerate(self.confidence) if c < DOUBT_BELOW]
+        pictures = face_overlays(scan, facelets=result.facelets, doubtful=doubtful,
+                                 confidence=self.confidence)
+        self.overlays = {face: _jpeg_data_url(image) for face, image in pictures.items()}
 
     # -- the net ----------------------------------------------------------------------------
 

@@ -169,5 +169,35 @@ def test_images_folder_scan_keeps_good_faces_when_one_photo_is_damaged(tmp_path:
         status, answer = server.post("/api/scan")
         assert status == 200, answer
         assert answer["scan"]["facelets"] == Cube.random(3, 8).facelets
+        _overlays_show_letters_and_confidences(answer["scan"]["overlays"], tmp_path)
     finally:
         stop_server(server)
+
+
+def _overlays_show_letters_and_confidences(overlays: dict[str, str], folder: Path) -> None:
+    """The page's pictures of a read cube are the saved overlays': letters in the colours
+    seen, each sticker's confidence, a legend."""
+    import base64
+
+    import cv2
+    import numpy as np
+
+    from cubebot.vision import FolderCamera, face_overlays, scan_cube
+
+    result, scan = scan_cube(FolderCamera(folder), 3, profile=False)
+    full = face_overlays(scan, facelets=result.facelets, confidence=result.confidence)
+    bare = face_overlays(scan, facelets=result.facelets)
+    assert sorted(overlays) == sorted(full)
+    for face, url in overlays.items():
+        assert url.startswith("data:image/jpeg;base64,")
+        jpeg = np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8)
+        shown = cv2.imdecode(jpeg, cv2.IMREAD_COLOR).astype(float)
+        height, width = shown.shape[:2]
+        want, without = (cv2.resize(p[face], (width, height), interpolation=cv2.INTER_AREA)
+                         .astype(float) for p in (full, bare))
+        # where the confidences are written, the page's picture shows them (up to the
+        # shrinking and JPEG's loss), not the sticker without them
+        written = np.abs(want - without).max(axis=2) > 60
+        assert written.sum() > 100, face
+        near, far = (np.abs(shown - p)[written].mean() for p in (want, without))
+        assert near < 0.5 * far, (face, near, far)
