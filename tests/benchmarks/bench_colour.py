@@ -1,6 +1,8 @@
 """Benchmark of the colour classifier: real robot scans, synthetic light sweeps, time per cube.
 
-Run: ``python tests/benchmarks/bench_colour.py [--cubes 100] [--data DIR]``. Real scans come
+Run: ``python tests/benchmarks/bench_colour.py [--cubes 100] [--first-seed 0] [--data DIR]``.
+The sweep uses seeds ``first-seed .. first-seed + cubes - 1``: the calibration was set on
+seeds 0-1999, so ``--first-seed 2000`` repeats the held-out check. Real scans come
 from ``DIR/photos/*/rgb.json`` (default ``$CUBEBOT_DATA``, else ``../shared/data`` next to the
 repository). Any saved colour profile is ignored (a temporary config directory is used).
 Next to each result stands naive k-means (six clusters in Lab, named by the centres or the
@@ -76,7 +78,8 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
     return rows
 
 
-def bench_synthetic(cubes: int, reliability: list[tuple[float, bool]]) -> list[tuple[str, ...]]:
+def bench_synthetic(cubes: int, first_seed: int,
+                    reliability: list[tuple[float, bool]]) -> list[tuple[str, ...]]:
     """Return a row per size and condition: right / refused / broken / WRONG-accepted.
 
     ``reliability`` collects (confidence, right) for every sticker of every best reading,
@@ -92,7 +95,7 @@ def bench_synthetic(cubes: int, reliability: list[tuple[float, bool]]) -> list[t
         for name, lighting, twisted in conditions:
             right = refused = broken = wrong = naive = 0
             times = []
-            for seed in range(cubes):
+            for seed in range(first_seed, first_seed + cubes):
                 truth, scan = random_scan(size, lighting, seed, twisted_corner=twisted)
                 start = time.perf_counter()
                 reading, confidence = None, None
@@ -137,6 +140,8 @@ def main() -> None:
     parser.add_argument("--cubes", type=int, default=100, help="synthetic cubes per condition")
     default_data = os.environ.get("CUBEBOT_DATA") or str(
         Path(__file__).resolve().parents[3] / "shared" / "data")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="first synthetic seed (2000 and on: cubes the calibration never saw)")
     parser.add_argument("--data", default=default_data, help="folder holding photos/")
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
@@ -151,7 +156,7 @@ def main() -> None:
     rows = [("what", "result", "", "naive k-means", "time/cube", "worst / p95")]
     rows += bench_real(Path(args.data))
     reliability: list[tuple[float, bool]] = []
-    rows += bench_synthetic(args.cubes, reliability)
+    rows += bench_synthetic(args.cubes, args.first_seed, reliability)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
