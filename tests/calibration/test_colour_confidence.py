@@ -33,7 +33,9 @@ def test_confidence_is_one_half_at_a_tie_and_the_rule_at_the_required_gap() -> N
     assert sticker_confidence(np.array([10.0]), 6.0)[0] < ACCEPT_CONFIDENCE
     # a 2x2's gap, resting on fewer stickers, buys less confidence than a 3x3's
     assert sticker_confidence(np.array([10.0]), 3.0, 2)[0] < ACCEPT_CONFIDENCE
-    assert sticker_confidence(np.array([15.0]), 3.0, 2)[0] == pytest.approx(ACCEPT_CONFIDENCE)
+    assert sticker_confidence(np.array([14.0]), 3.0, 2)[0] == pytest.approx(ACCEPT_CONFIDENCE)
+    # the gap needed grows in proportion to the scatter
+    assert sticker_confidence(np.array([20.0]), 6.0)[0] == pytest.approx(ACCEPT_CONFIDENCE)
 
 
 def test_confidence_for_a_size_it_was_not_calibrated_for_is_refused() -> None:
