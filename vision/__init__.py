@@ -43,7 +43,8 @@ __all__ = [
     "Camera", "CameraBase", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
     "has_display", "Grid", "detect_grid", "grid_from_corners", "sample_stickers", "SamplePoints",
     "SamplePointsError", "FaceScan", "FaceView", "scan_face", "scan_faces", "scan_cube",
-    "classify_scan", "sticker_name", "draw_overlay", "face_overlays", "write_overlays", "GuidedScan",
+    "classify_scan", "sticker_name", "draw_overlay", "face_overlays", "write_overlays",
+    "GuidedScan",
     "run_guided_scan", "VisionError", "CameraError", "NoDisplayError", "GridNotFoundError",
     "ScanError",
 ]

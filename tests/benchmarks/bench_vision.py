@@ -5,8 +5,9 @@ Run: ``python tests/benchmarks/bench_vision.py [--scans 40] [--first-seed 5000] 
 Real photos come from ``DIR/photos`` (default ``$CUBEBOT_DATA``, else ``../shared/data`` next
 to the repository). The synthetic sweep scans ``--scans`` virtual cubes (one in four a 2x2)
 under each set of conditions and counts faces whose grid was found, and scans that end in the
-true cube, that are refused, and that end in a WRONG cube (the target: none). Time per frame is grid detection plus sampling, on synthetic frames at 640x480 and
-1920x1080 and on the real photos of those sizes. Any saved colour profile is ignored.
+true cube, that are refused, and that end in a WRONG cube (the target: none). Time per frame is
+grid detection plus sampling, on synthetic frames at 640x480 and 1920x1080 and on the real
+photos of those sizes. Any saved colour profile is ignored.
 """
 
 from __future__ import annotations
