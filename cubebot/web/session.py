@@ -210,8 +210,7 @@ class ScanSession:
         return _jpeg_data_url(image)
 
     def _classify(self) -> None:
-        from cubebot.vision import FaceScan, ScanError, classify_scan
-        from cubebot.vision.overlay import face_overlays
+        from cubebot.vision import FaceScan, ScanError, classify_scan, face_overlays
 
         scan = FaceScan(self.size, dict(self.views))
         try:
