@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cubebot.vision import SyntheticCamera, detect_grid, draw_overlay, scan_cube, write_overlays
+from cubebot.vision import (SyntheticCamera, detect_grid, draw_overlay, face_overlays, scan_cube,
+                            write_overlays)
 
 
 def test_overlay_draws_on_a_copy_of_the_frame(ideal_camera: SyntheticCamera) -> None:
@@ -36,6 +37,14 @@ def test_overlays_are_written_for_every_face(tmp_path: Path, ideal_camera: Synth
     paths = write_overlays(scan, tmp_path / "out", facelets=result.facelets, doubtful=[0])
     assert [p.name for p in paths] == [f"{f}.png" for f in "URFDLB"]
     assert cv2.imread(str(paths[2])).shape == (480, 640, 3)
+
+
+def test_face_overlays_need_one_confidence_per_sticker(ideal_camera: SyntheticCamera) -> None:
+    result, scan = scan_cube(ideal_camera, 3, profile=False)
+    pictures = face_overlays(scan, facelets=result.facelets, confidence=result.confidence)
+    assert sorted(pictures) == sorted("URFDLB")
+    with pytest.raises(ValueError, match="need 54 confidences, one per sticker, got 9"):
+        face_overlays(scan, facelets=result.facelets, confidence=result.confidence[:9])
 
 
 def test_overlay_can_show_each_stickers_sampled_colour(ideal_camera: SyntheticCamera) -> None:
