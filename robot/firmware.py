@@ -28,7 +28,7 @@ __all__ = ["Firmware", "FIRMWARE_VERSION", "ExecutedSlot"]
 
 log = logging.getLogger(__name__)
 
-FIRMWARE_VERSION = "SIM-2.0"
+FIRMWARE_VERSION = "SIM-3.0"
 
 
 @dataclass(frozen=True)

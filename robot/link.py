@@ -26,7 +26,7 @@ from cubebot.robot.errors import (
     RigResetError,
     RigTimeoutError,
 )
-from cubebot.robot.protocol import Frame, FrameParser, encode
+from cubebot.robot.protocol import PROTOCOL_VERSION, Frame, FrameParser, encode
 
 __all__ = ["Link", "RigInfo"]
 
@@ -104,11 +104,11 @@ class _FrameReader(serial.threaded.Protocol):
 
     def __init__(self, inbox: "queue.Queue[Union[Frame, _Lost]]") -> None:
         self._inbox = inbox
-        self._parser = FrameParser()
+        self.parser = FrameParser()
 
     def data_received(self, data: bytes) -> None:
         """Queue the checked frames that ``data`` completes."""
-        for frame in self._parser.feed(data):
+        for frame in self.parser.feed(data):
             self._inbox.put(frame)
 
     def connection_lost(self, exc: Optional[BaseException]) -> None:
@@ -288,7 +288,8 @@ class Link:
 
         Raises:
             RigTimeoutError: no answer by ``deadline`` (a ``time.monotonic()`` value).
-            ProtocolError: the rig does not know the query.
+            ProtocolError: the rig does not know the query, or it answered only in protocol
+                version 2.
             RigConnectionError, EmergencyStopError, RigResetError: see :meth:`next_frame`.
         """
         asked: dict[str, float] = {}  # query number -> when asked
@@ -304,5 +305,11 @@ class Link:
                     raise ProtocolError(f"the rig does not know the query {word}: {frame}")
                 self.round_trip.sample(time.monotonic() - asked[frame.tag[1:]])
                 return frame
+        reader = self._reader.protocol
+        if isinstance(reader, _FrameReader) and reader.parser.old_frames:
+            raise ProtocolError(
+                f"the rig at {self.url} speaks protocol version 2 (frames checked by a CRC-16), "
+                f"this host version {PROTOCOL_VERSION}: flash the rig with the firmware of this "
+                "cubebot (`make -C robot/firmware/avr flash`) or use the cubebot that matches it")
         raise RigTimeoutError(f"the rig at {self.url} did not answer {word} "
                               f"({len(asked)} tries)")

@@ -3,11 +3,12 @@
 A frame is ``$TAG WORD FIELD...*CRC\\n``. The host's ``TAG`` is ``S<n>`` for a sequenced command
 (a move: executed exactly once) or ``Q<n>`` for a query (safe to repeat); the rig answers them
 as ``A<n>`` and ``R<n>``, and sends ``N`` for a resend request and ``E`` for an emergency-stop
-notice; ``CRC`` is the CRC-16/CCITT
-(:func:`binascii.crc_hqx`, start value 0xFFFF) of the bytes between ``$`` and ``*``, as four
-upper-case hex digits. Frames hold only the bytes of :data:`FRAME_ALPHABET`; the emergency stop
-is the single byte :data:`ESTOP`, which differs from every frame byte in at least two bits, so
-a one-bit error inside a frame can never fake it.
+notice; ``CRC`` is the CRC-32 of zlib and Ethernet (:func:`binascii.crc32`) of the bytes
+between ``$`` and ``*``, as eight upper-case hex digits (protocol version 3; version 2's CRC-16
+let about one damaged frame in 65,536 through once a byte was lost or doubled). Frames hold
+only the bytes of :data:`FRAME_ALPHABET`; the emergency stop is the single byte :data:`ESTOP`,
+which differs from every frame byte in at least two bits, so a one-bit error inside a frame can
+never fake it.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ __all__ = [
     "seq_after",
 ]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 #: The emergency-stop byte, sent outside frames (never a frame byte, nor one bit away from one).
 ESTOP = 0x9B
 #: Sequence numbers run 0..65535 and wrap (serial number arithmetic).
 SEQ_MODULUS = 1 << 16
+#: The CRC's length on the wire, in hex digits.
+_CRC_DIGITS = 8
 #: The longest frame either side accepts; longer input is line noise.
 MAX_FRAME = 200
 FRAME_ALPHABET = frozenset(
@@ -99,7 +102,7 @@ def encode(frame: Frame) -> bytes:
     body = frame.body().encode("ascii", errors="replace")
     if any(b not in FRAME_ALPHABET or b in b"$*\n" for b in body):
         raise ProtocolError(f"frame {frame.body()!r} holds bytes the protocol does not allow")
-    return b"$" + body + b"*" + b"%04X" % binascii.crc_hqx(body, 0xFFFF) + b"\n"
+    return b"$" + body + b"*" + b"%08X" % binascii.crc32(body) + b"\n"
 
 
 def decode(body: bytes) -> Frame:
@@ -117,14 +120,14 @@ def decode(body: bytes) -> Frame:
         raise ProtocolError(f"malformed tag in frame {body!r}")
     args = tuple(w for w in words[2:] if "=" not in w)
     fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
-    # a CRC-16 misses about one damaged frame in 65,536 once bytes are lost or doubled: the
-    # fields' own shapes catch most of those that get through
+    # the fields' own shapes are a second guard behind the CRC: a damaged frame that passes
+    # both must fit the protocol's grammar as well
     if any(not key.isalpha() or not key.isupper() for key in fields):
         raise ProtocolError(f"malformed field name in frame {body!r}")
     if any(not fields[key].isdigit() for key in _NUMERIC_FIELDS & fields.keys()):
         raise ProtocolError(f"malformed number in frame {body!r}")
     boot = fields.get("B")
-    if boot is not None and not _is_hex4(boot):
+    if boot is not None and not _is_hex(boot, 4):
         # a boot id is always four hex digits: anything else is line damage the CRC missed,
         # and must not pass for a reset rig
         raise ProtocolError(f"malformed boot id in frame {body!r}")
@@ -135,17 +138,18 @@ def decode(body: bytes) -> Frame:
 _NUMERIC_FIELDS = frozenset({"N", "D", "L", "JD", "JT", "QUEUE", "STEPS", "MICRO", "PAR", "SIZE"})
 
 
-def _is_hex4(text: str) -> bool:
-    """Return whether ``text`` is exactly four upper-case hex digits (a CRC or a boot id)."""
-    return len(text) == 4 and all(c in "0123456789ABCDEF" for c in text)
+def _is_hex(text: str, digits: int) -> bool:
+    """Return whether ``text`` is exactly ``digits`` upper-case hex digits (a CRC, a boot id)."""
+    return len(text) == digits and all(c in "0123456789ABCDEF" for c in text)
 
 
 class FrameParser:
     """Turns a byte stream into checked frames, resynchronising on ``$`` after line noise.
 
     ``feed`` returns the frames completed by the new bytes; frames with a bad checksum or
-    stray bytes are counted in ``bad_frames`` and dropped, and ``estops`` counts emergency-stop
-    bytes seen anywhere.
+    stray bytes are counted in ``bad_frames`` and dropped, ``old_frames`` counts those among
+    them that are good frames of protocol version 2 (a rig with older firmware), and ``estops``
+    counts emergency-stop bytes seen anywhere.
     """
 
     def __init__(self) -> None:
@@ -153,6 +157,7 @@ class FrameParser:
         self._inside = False
         self._damaged = False
         self.bad_frames = 0
+        self.old_frames = 0
         self.estops = 0
 
     def feed(self, data: bytes) -> list[Frame]:
@@ -175,6 +180,7 @@ class FrameParser:
                 frame = self._check()
                 if frame is None:
                     self.bad_frames += 1
+                    self.old_frames += self._is_version_2()
                 else:
                     frames.append(frame)
                 continue
@@ -190,12 +196,21 @@ class FrameParser:
 
     def _check(self) -> Optional[Frame]:
         raw = bytes(self._buffer)
-        if self._damaged or len(raw) < 6 or raw[-5:-4] != b"*":
+        if self._damaged or len(raw) < _CRC_DIGITS + 2 or raw[-_CRC_DIGITS - 1] != 0x2A:  # '*'
             return None
-        body, crc = raw[:-5], raw[-4:]
+        body, crc = raw[:-_CRC_DIGITS - 1], raw[-_CRC_DIGITS:]
         try:
-            if not _is_hex4(crc.decode("ascii")) or int(crc, 16) != binascii.crc_hqx(body, 0xFFFF):
+            text = crc.decode("ascii")
+            if not _is_hex(text, _CRC_DIGITS) or int(text, 16) != binascii.crc32(body):
                 return None
             return decode(body)
         except (ValueError, ProtocolError):
             return None
+
+    def _is_version_2(self) -> bool:
+        # version 2 ended a frame in a CRC-16/CCITT (start 0xFFFF) as four hex digits
+        raw = bytes(self._buffer)
+        if self._damaged or len(raw) < 6 or raw[-5] != 0x2A:  # '*'
+            return False
+        text = raw[-4:].decode("ascii")
+        return _is_hex(text, 4) and int(text, 16) == binascii.crc_hqx(raw[:-5], 0xFFFF)

@@ -141,8 +141,8 @@ def test_rig_is_deaf_while_it_boots() -> None:
 def test_handshake_reports_geometry_queue_and_boot_id() -> None:
     rig = make(queue_depth=6)
     [hello] = exchange(rig, Frame("Q1", "HELLO"))
-    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "2"
-    assert hello.fields["FW"] == "SIM-2.0" and hello.fields["STATE"] == "READY"
+    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "3"
+    assert hello.fields["FW"] == "SIM-3.0" and hello.fields["STATE"] == "READY"
     [geometry] = exchange(rig, Frame("Q2", "RIG"))
     assert geometry.fields["FACES"] == "URFDLB" and geometry.fields["QUEUE"] == "6"
     assert geometry.fields["STEPS"] == str(SIX.steps_per_quarter)

@@ -1,7 +1,7 @@
-/* cubebot rig firmware for the ATmega2560: the wire protocol of docs/protocol.md (version 2).
+/* cubebot rig firmware for the ATmega2560: the wire protocol of docs/protocol.md (version 3).
  *
  * The receive interrupt puts bytes in a ring buffer and acts on the emergency-stop byte at
- * once; the main loop cuts frames, checks their CRC-16/CCITT, answers queries, and executes
+ * once; the main loop cuts frames, checks their CRC-32, answers queries, and executes
  * sequenced frames exactly once: only the next number is executed, an accepted frame's answer
  * is kept in a replay cache for repeats, a refused frame leaves the expected number where it
  * was, and a gap or a damaged frame asks for a resend. The boot id counts resets in EEPROM.
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <util/atomic.h>
-#include <util/crc16.h>
 
 #include "motion.h"
 #include "rig.h"
@@ -21,7 +20,8 @@
 #define ESTOP_BYTE 0x9B
 #define FRAME_MAX 200
 #define REPLAY 16
-#define REPLY_MAX 72
+#define REPLY_MAX 80
+#define CRC_DIGITS 8
 
 /* -- the serial line ------------------------------------------------------------------- */
 
@@ -84,18 +84,29 @@ typedef struct { uint16_t seq; uint8_t used; char text[REPLY_MAX]; } replay_t;
 static replay_t replay[REPLAY];
 static uint8_t replay_next;
 
-static uint16_t crc(const char *body, uint8_t len) {
-    uint16_t c = 0xFFFF;
-    for (uint8_t i = 0; i < len; i++)
-        c = _crc_xmodem_update(c, (uint8_t)body[i]);
-    return c;
+/* the CRC-32 of zlib and Ethernet (reflected polynomial 0xEDB88320), a nibble at a time */
+static const uint32_t crc_nibble[16] = {
+    0x00000000UL, 0x1DB71064UL, 0x3B6E20C8UL, 0x26D930ACUL,
+    0x76DC4190UL, 0x6B6B51F4UL, 0x4DB26158UL, 0x5005713CUL,
+    0xEDB88320UL, 0xF00F9344UL, 0xD6D6A3E8UL, 0xCB61B38CUL,
+    0x9B64C2B0UL, 0x86D3D2D4UL, 0xA00AE278UL, 0xBDBDF21CUL,
+};
+
+static uint32_t crc(const char *body, uint8_t len) {
+    uint32_t c = 0xFFFFFFFFUL;
+    for (uint8_t i = 0; i < len; i++) {
+        uint8_t b = (uint8_t)body[i];
+        c = (c >> 4) ^ crc_nibble[(c ^ b) & 0x0F];
+        c = (c >> 4) ^ crc_nibble[(c ^ (b >> 4)) & 0x0F];
+    }
+    return ~c;
 }
 
 /* send "$<body>*CRC\n"; returns the frame in out (if given) for the replay cache */
 static void send_frame(const char *body, char *out) {
-    char tail[7];
+    char tail[CRC_DIGITS + 3];
     uint8_t len = (uint8_t)strlen(body);
-    snprintf(tail, sizeof tail, "*%04X\n", crc(body, len));
+    snprintf(tail, sizeof tail, "*%08lX\n", (unsigned long)crc(body, len));
     uart_put('$');
     for (uint8_t i = 0; i < len; i++)
         uart_put((uint8_t)body[i]);
@@ -103,8 +114,8 @@ static void send_frame(const char *body, char *out) {
         uart_put((uint8_t)tail[i]);
     if (out) {
         out[0] = '$';
-        strncpy(out + 1, body, REPLY_MAX - 8);
-        out[REPLY_MAX - 7] = 0;
+        strncpy(out + 1, body, REPLY_MAX - CRC_DIGITS - 4);
+        out[REPLY_MAX - CRC_DIGITS - 3] = 0;
         strcat(out, tail);
     }
 }
@@ -271,15 +282,16 @@ static uint8_t handle_frame(char *frame, uint8_t len) {
     char *star = 0;
     for (uint8_t i = 0; i < len; i++)
         if (frame[i] == '*') star = frame + i;
-    if (!star || frame + len - star != 5)
+    if (!star || frame + len - star != CRC_DIGITS + 1)
         return 0;
     uint8_t body_len = (uint8_t)(star - frame);
-    char hex[5];
-    memcpy(hex, star + 1, 4);
-    hex[4] = 0;
-    char *end;
-    uint16_t want = (uint16_t)strtoul(hex, &end, 16);
-    if (*end || want != crc(frame, body_len))
+    char hex[CRC_DIGITS + 1];
+    memcpy(hex, star + 1, CRC_DIGITS);
+    hex[CRC_DIGITS] = 0;
+    for (uint8_t i = 0; i < CRC_DIGITS; i++)  /* upper-case hex digits only, as sent */
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'A' && hex[i] <= 'F')))
+            return 0;
+    if (strtoul(hex, 0, 16) != crc(frame, body_len))
         return 0;
     *star = 0;
     char *words[8];

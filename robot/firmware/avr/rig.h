@@ -14,8 +14,8 @@
 #ifndef CUBEBOT_RIG_H
 #define CUBEBOT_RIG_H
 
-#define FIRMWARE_VERSION "AVR-1.0"
-#define PROTOCOL_VERSION 2
+#define FIRMWARE_VERSION "AVR-1.1"
+#define PROTOCOL_VERSION 3
 
 /* the rig's geometry, reported in the handshake's RIG reply */
 #define RIG_FACES "URFDLB"          /* faces with a motor, in the order of the bits below */
