@@ -3,10 +3,10 @@
 Moves go out as numbered frames, several in flight (never more than the rig's queue has room
 for). The rig's answers are cumulative: ``N`` is the frame it expects next, so every frame
 before it was accepted, and ``L`` the move frames it holds. A refused frame never moves ``N``
-(since protocol version 2): "queue full" makes the sender wait for room and send it again, any other
-refusal ends the job with the rig's error. A frame not answered in time is sent again with
-those after it; a frame the rig asks for again is resent at once. The rig runs only the next
-number and answers repeats from its cache, so no frame runs twice and none is skipped.
+(since protocol version 2): "queue full" makes the sender wait for room and send it again, any
+other refusal ends the job with the rig's error. A frame not answered in time is sent again
+with those after it; a frame the rig asks for again is resent at once. The rig runs only the
+next number and answers repeats from its cache, so no frame runs twice and none is skipped.
 """
 
 from __future__ import annotations
