@@ -4,12 +4,15 @@
 libsimavr (once, into the cache folder), starts the harness, and serves the firmware on a pty at
 real time, as :class:`~cubebot.robot.simulator.SimulatedRig` serves the Python firmware. The
 harness traces the STEP/DIR pins (one JSON line per movement of one motor);
-:meth:`AvrRig.turns` reads it back as the face turns the motors made, the ground truth of what the rig did (the firmware itself does not know its
-cube). A reset is a restarted harness: the firmware's boot counter lives in a saved EEPROM.
+:meth:`AvrRig.turns` reads it back as the face turns the motors made, the ground truth of what
+the rig did (the firmware itself does not know its cube). A reset is a restarted harness: the
+firmware's boot counter lives in a saved EEPROM. Builds are kept per digest of the sources, so
+a changed firmware is never served from an older build.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import shutil
@@ -45,6 +48,21 @@ def toolchain_missing() -> Optional[str]:
     return None
 
 
+def source_digest() -> str:
+    """Return 12 hex digits naming the firmware's sources (C files, headers, Makefile, harness).
+
+    ``make`` compares file times, which say nothing when two checkouts or two installed versions
+    share one cache folder: the build folder is named by content instead.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(FIRMWARE_SOURCE.rglob("*")):
+        if path.is_file() and (path.suffix in (".c", ".h") or path.name == "Makefile") \
+                and "build" not in path.relative_to(FIRMWARE_SOURCE).parts:
+            digest.update(str(path.relative_to(FIRMWARE_SOURCE)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def build(folder: Optional[Path] = None, cube_size: int = 3) -> tuple[Path, Path]:
     """Return the firmware (``rig.elf``) and the harness (``rigsim-avr``), built if needed.
 
@@ -54,7 +72,7 @@ def build(folder: Optional[Path] = None, cube_size: int = 3) -> tuple[Path, Path
     missing = toolchain_missing()
     if missing:
         raise RigConnectionError(f"cannot build the AVR firmware: {missing}")
-    out = folder or cache_dir() / f"avr-build-{cube_size}"
+    out = folder or cache_dir() / f"avr-build-{cube_size}-{source_digest()}"
     done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_SOURCE), f"BUILD={out}",
                            f"CUBE_SIZE={cube_size}", "all", "sim"],
                           capture_output=True, text=True)

@@ -5,7 +5,9 @@ ground truth of what the motors did). The AVR runs skip, saying why, without the
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
@@ -153,6 +155,23 @@ def test_avr_firmware_fits_the_board() -> None:
     assert section[".text"] + section.get(".data", 0) < 256 * 1024  # flash
     assert section.get(".data", 0) + section.get(".bss", 0) < 6 * 1024  # of 8 KB SRAM
     assert os.path.getsize(elf.with_suffix(".hex")) > 0
+
+
+def test_a_build_is_named_by_the_firmware_sources_not_their_times(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # two checkouts sharing one cache folder once served the older firmware: make saw a newer
+    # build than the sources and kept it
+    from cubebot.robot import avr
+
+    source = tmp_path / "avr"
+    shutil.copytree(avr.FIRMWARE_SOURCE, source, ignore=shutil.ignore_patterns("build"))
+    monkeypatch.setattr(avr, "FIRMWARE_SOURCE", source)
+    first = avr.source_digest()
+    os.utime(source / "main.c", (1, 1))  # an older time alone is no change
+    (source / "README.md").write_text("notes")  # nor is the prose
+    assert avr.source_digest() == first
+    (source / "main.c").write_text((source / "main.c").read_text() + "\n/* changed */\n")
+    assert avr.source_digest() != first
 
 
 @pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
