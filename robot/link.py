@@ -159,6 +159,11 @@ def open_error(url: str, err: BaseException) -> RigConnectionError:
     return RigConnectionError(text)
 
 
+#: Good version-2 frames that name a rig with older firmware before a query's deadline (one
+#: alone could be line damage that happens to fit the old check).
+_OLD_FRAMES_ENOUGH = 3
+
+
 class Link:
     """An open port to a rig (see the module doc).
 
@@ -294,6 +299,8 @@ class Link:
         """
         asked: dict[str, float] = {}  # query number -> when asked
         while time.monotonic() < deadline or not asked:
+            if self._old_frames() >= _OLD_FRAMES_ENOUGH:
+                raise self._old_protocol()
             interval = self.round_trip.timer(self.timeout, len(asked) // 16)
             asked[self.ask(word)[1:]] = time.monotonic()
             until = min(deadline, time.monotonic() + interval)
@@ -305,11 +312,17 @@ class Link:
                     raise ProtocolError(f"the rig does not know the query {word}: {frame}")
                 self.round_trip.sample(time.monotonic() - asked[frame.tag[1:]])
                 return frame
-        reader = self._reader.protocol
-        if isinstance(reader, _FrameReader) and reader.parser.old_frames:
-            raise ProtocolError(
-                f"the rig at {self.url} speaks protocol version 2 (frames checked by a CRC-16), "
-                f"this host version {PROTOCOL_VERSION}: flash the rig with the firmware of this "
-                "cubebot (`make -C robot/firmware/avr flash`) or use the cubebot that matches it")
+        if self._old_frames():
+            raise self._old_protocol()
         raise RigTimeoutError(f"the rig at {self.url} did not answer {word} "
                               f"({len(asked)} tries)")
+
+    def _old_frames(self) -> int:
+        reader = self._reader.protocol
+        return reader.parser.old_frames if isinstance(reader, _FrameReader) else 0
+
+    def _old_protocol(self) -> ProtocolError:
+        return ProtocolError(
+            f"the rig at {self.url} speaks protocol version 2 (frames checked by a CRC-16), "
+            f"this host version {PROTOCOL_VERSION}: flash the rig with the firmware of this "
+            "cubebot (`make -C robot/firmware/avr flash`) or use the cubebot that matches it")

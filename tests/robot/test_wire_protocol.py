@@ -145,6 +145,11 @@ def test_a_rig_that_speaks_protocol_version_2_is_named_as_such() -> None:
     try:
         link.write(old)
         with pytest.raises(ProtocolError, match="protocol version 2.*flash the rig"):
-            link.query("HELLO", time.monotonic() + 0.3)
+            link.query("HELLO", time.monotonic() + 0.3)  # one old frame: named at the deadline
+        link.write(old * 3)
+        started = time.monotonic()
+        with pytest.raises(ProtocolError, match="protocol version 2"):
+            link.query("HELLO", time.monotonic() + 10.0)  # several: named without waiting
+        assert time.monotonic() - started < 2.0
     finally:
         link.close()
