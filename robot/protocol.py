@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import binascii
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from cubebot.robot.errors import ProtocolError
 
@@ -180,7 +180,6 @@ class FrameParser:
                 frame = self._check()
                 if frame is None:
                     self.bad_frames += 1
-                    self.old_frames += self._is_version_2()
                 else:
                     frames.append(frame)
                 continue
@@ -195,22 +194,29 @@ class FrameParser:
         return count
 
     def _check(self) -> Optional[Frame]:
-        raw = bytes(self._buffer)
-        if self._damaged or len(raw) < _CRC_DIGITS + 2 or raw[-_CRC_DIGITS - 1] != 0x2A:  # '*'
+        if self._damaged:
             return None
-        body, crc = raw[:-_CRC_DIGITS - 1], raw[-_CRC_DIGITS:]
+        raw = bytes(self._buffer)
+        body = _checked_body(raw, _CRC_DIGITS, binascii.crc32)
+        if body is None:
+            # version 2 ended a frame in a CRC-16/CCITT (start 0xFFFF) as four hex digits
+            self.old_frames += _checked_body(raw, 4, _crc16) is not None
+            return None
         try:
-            text = crc.decode("ascii")
-            if not _is_hex(text, _CRC_DIGITS) or int(text, 16) != binascii.crc32(body):
-                return None
             return decode(body)
         except (ValueError, ProtocolError):
             return None
 
-    def _is_version_2(self) -> bool:
-        # version 2 ended a frame in a CRC-16/CCITT (start 0xFFFF) as four hex digits
-        raw = bytes(self._buffer)
-        if self._damaged or len(raw) < 6 or raw[-5] != 0x2A:  # '*'
-            return False
-        text = raw[-4:].decode("ascii")
-        return _is_hex(text, 4) and int(text, 16) == binascii.crc_hqx(raw[:-5], 0xFFFF)
+
+def _crc16(body: bytes) -> int:
+    """Return the CRC-16/CCITT of ``body`` with start value 0xFFFF (protocol version 2)."""
+    return binascii.crc_hqx(body, 0xFFFF)
+
+
+def _checked_body(raw: bytes, digits: int, crc: Callable[[bytes], int]) -> Optional[bytes]:
+    """Return the body of ``raw`` (a frame between ``$`` and the newline) whose ending ``*``
+    and ``digits`` upper-case hex digits are ``crc`` of that body, or None."""
+    if len(raw) < digits + 2 or raw[-digits - 1] != 0x2A:  # '*'
+        return None
+    body, text = raw[:-digits - 1], raw[-digits:].decode("ascii", errors="replace")
+    return body if _is_hex(text, digits) and int(text, 16) == crc(body) else None

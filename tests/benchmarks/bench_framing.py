@@ -20,7 +20,6 @@ act on something the rig never said. (Damage outside the frame -- a doubled ``$`
 from __future__ import annotations
 
 import argparse
-import binascii
 import random
 import sys
 import time
@@ -28,6 +27,8 @@ import time
 from cubebot.robot.errors import ProtocolError
 from cubebot.robot.faults import Faults, FaultyWire
 from cubebot.robot.protocol import FRAME_ALPHABET, Frame, FrameParser, decode, encode
+# version 2's check, which the parser keeps to recognise a rig with older firmware
+from cubebot.robot.protocol import _checked_body, _crc16
 
 SOAK = Faults(drop=0.01, corrupt=0.01, duplicate=0.005)
 
@@ -49,7 +50,7 @@ def rig_answer(rng: random.Random) -> Frame:
 def v2_bytes(frame: Frame) -> bytes:
     """Return ``frame`` as protocol version 2 put it on the wire (CRC-16 as four hex digits)."""
     body = frame.body().encode("ascii")
-    return b"$" + body + b"*" + b"%04X" % binascii.crc_hqx(body, 0xFFFF) + b"\n"
+    return b"$" + body + b"*" + b"%04X" % _crc16(body) + b"\n"
 
 
 def v2_forged(line: bytes, sent: Frame) -> bool:
@@ -62,11 +63,8 @@ def v2_forged(line: bytes, sent: Frame) -> bool:
     if start < 0 or end < 0:
         return False
     raw = line[start + 1:end]
-    if any(b not in FRAME_ALPHABET for b in raw) or len(raw) < 6 or raw[-5:-4] != b"*":
-        return False
-    body, crc = raw[:-5], raw[-4:]
-    if any(c not in b"0123456789ABCDEF" for c in crc) or int(crc, 16) != binascii.crc_hqx(
-            body, 0xFFFF):
+    body = _checked_body(raw, 4, _crc16) if all(b in FRAME_ALPHABET for b in raw) else None
+    if body is None:
         return False
     try:
         return decode(body) != sent
