@@ -11,7 +11,8 @@ Public API:
 
 - cameras (context managers with ``read_face(face)``, ``read()``, ``close()``):
   :class:`DeviceCamera` ``(source, backend=None, *, resolution=None, timeout=5.0)``,
-  :class:`FolderCamera` ``(path)``, :class:`SyntheticCamera` ``(facelets, *, seed=0,
+  :class:`FolderCamera` ``(path)``, :class:`PresentedCamera` ``(camera, present)`` (asks for
+  each face to be shown first), :class:`SyntheticCamera` ``(facelets, *, seed=0,
   conditions=Conditions())`` with ``set_state(facelets)`` and ``last_corners``;
   :class:`Conditions` presets ``ideal() / moderate() / harsh() / fixed_rig()``;
 - :func:`detect_grid` ``(frame, size) -> Grid``; :func:`sample_stickers` ``(frame, grid) ->
@@ -29,7 +30,15 @@ Public API:
   :class:`GridNotFoundError`, :class:`ScanError` (``.faces``, ``.stickers``).
 """
 
-from cubebot.vision.cameras import BACKENDS, Camera, CameraBase, DeviceCamera, FolderCamera, has_display
+from cubebot.vision.cameras import (
+    BACKENDS,
+    Camera,
+    CameraBase,
+    DeviceCamera,
+    FolderCamera,
+    PresentedCamera,
+    has_display,
+)
 from cubebot.vision.errors import CameraError, GridNotFoundError, NoDisplayError, ScanError, VisionError
 from cubebot.vision.grid import Grid, detect_grid, grid_from_corners
 from cubebot.vision.guided import GuidedScan, run_guided_scan
@@ -40,7 +49,7 @@ from cubebot.vision.scan import FaceScan, FaceView, classify_scan, scan_cube, sc
 from cubebot.vision.synthetic import Conditions, SyntheticCamera
 
 __all__ = [
-    "Camera", "CameraBase", "DeviceCamera", "FolderCamera", "SyntheticCamera", "Conditions", "BACKENDS",
+    "Camera", "CameraBase", "DeviceCamera", "FolderCamera", "PresentedCamera", "SyntheticCamera", "Conditions", "BACKENDS",
     "has_display", "Grid", "detect_grid", "grid_from_corners", "sample_stickers", "SamplePoints",
     "SamplePointsError", "FaceScan", "FaceView", "scan_face", "scan_faces", "scan_cube",
     "classify_scan", "sticker_name", "draw_overlay", "face_overlays", "write_overlays",

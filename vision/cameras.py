@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Protocol, Self, Union, runtime_checkable
+from typing import Callable, Protocol, Self, Union, runtime_checkable
 
 import cv2
 import numpy as np
@@ -22,8 +22,8 @@ import numpy as np
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.errors import CameraError, OptionError
 
-__all__ = ["Camera", "DeviceCamera", "FolderCamera", "IMAGE_EXTENSIONS", "BACKENDS",
-           "has_display"]
+__all__ = ["Camera", "DeviceCamera", "FolderCamera", "PresentedCamera", "IMAGE_EXTENSIONS",
+           "BACKENDS", "has_display"]
 
 log = logging.getLogger(__name__)
 
@@ -250,3 +250,36 @@ class DeviceCamera(CameraBase):
 
     def __repr__(self) -> str:
         return f"DeviceCamera({self.source!r}, backend={self.backend!r})"
+
+
+class PresentedCamera(CameraBase):
+    """A camera that sees each face only once it has been put in front of it.
+
+    A fixed camera reads whatever is in view; ``present(face)`` is called before each face is
+    read, to ask a person to show it (and wait) or a rig to turn it into view. Closing this
+    camera closes the one it wraps.
+    """
+
+    def __init__(self, camera: Camera, present: Callable[[str], None]) -> None:
+        self.camera = camera
+        self.present = present
+
+    def read_face(self, face: str) -> np.ndarray:
+        """Return a frame of ``face``, after asking for it to be shown.
+
+        Raises :class:`CameraError` once closed, or whatever ``present`` raises.
+        """
+        self._check_open()
+        self.present(face)
+        return self.camera.read_face(face)
+
+    def read(self) -> np.ndarray:
+        """Return the next frame of the wrapped camera."""
+        self._check_open()
+        return self.camera.read()
+
+    def _release(self) -> None:
+        self.camera.close()
+
+    def __repr__(self) -> str:
+        return f"PresentedCamera({self.camera!r})"

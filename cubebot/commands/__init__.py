@@ -35,9 +35,9 @@ COMMANDS: dict[str, Command] = {
     "stream": Command("robot", "send moves to a rig and report how it went"),
     "rig-info": Command("robot", "print a rig's handshake, state, job and cube"),
     "stop": Command("robot", "stop a rig after the turn in progress (or at once: --estop)"),
-    "demo": Command("pipeline",
+    "demo": Command("run",
                     "the whole pipeline on a virtual cube, synthetic camera and simulated rig"),
-    "run": Command("pipeline", "scan, solve and turn a real cube on a rig"),
+    "run": Command("run", "scan, solve and turn a real cube on a rig"),
     "serve": Command("web", "a web dashboard: scan, solve, 3D view, run and stop the rig"),
 }
 

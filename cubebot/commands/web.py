@@ -67,9 +67,8 @@ def _serve(args: argparse.Namespace) -> int:
     web = _import_web()
     import uvicorn
 
-    from cubebot.robot import SimulatedRig
-    from cubebot.solver import Cube
-    from cubebot.vision import DeviceCamera, FolderCamera, SyntheticCamera
+    from cubebot.run import Demo
+    from cubebot.vision import DeviceCamera, FolderCamera
 
     token = None if _is_loopback(args.host) else secrets.token_urlsafe(16)
     with ExitStack() as stack:
@@ -77,14 +76,13 @@ def _serve(args: argparse.Namespace) -> int:
         rig_port = args.rig_port or ""
         notes: list[str] = []  # printed after the address, which must come first
         if args.demo:
-            truth = Cube.random(args.size, args.seed)
-            camera = SyntheticCamera(truth, seed=args.seed)
-            # the simulated rig behind a real pseudo-terminal, as `cubebot demo` uses it (its
-            # rigsim:// URL reaches the same rig in-process)
-            sim = stack.enter_context(SimulatedRig(args.size, truth.facelets, "six-motor",
-                                                   seed=args.seed, time_scale=args.time_scale))
-            rig_port = rig_port or sim.port
-            notes.append(f"simulated rig on {sim.port} (also {sim.url})")
+            # the embedded default, as `cubebot demo` sets it up: the simulated rig behind a
+            # real pseudo-terminal (its rigsim:// URL reaches the same rig in-process) and the
+            # synthetic camera looking at the rig's cube
+            demo = stack.enter_context(Demo(args.size, args.seed, time_scale=args.time_scale))
+            camera = demo.camera
+            rig_port = rig_port or demo.port
+            notes.append(f"simulated rig on {demo.port} (also {demo.rig.url})")
         if args.images:
             camera = FolderCamera(args.images)
         elif args.camera:

@@ -89,11 +89,6 @@ class Dashboard:
                 "token_required": self.token is not None}
 
     def _rig_changed(self, snapshot: dict[str, Any]) -> None:
-        camera = self.session.camera
-        if self.demo and snapshot["rig_facelets"] and hasattr(camera, "set_state"):
-            # the demo's virtual cube is the one in the simulated rig: after a run the
-            # synthetic camera sees it as the rig left it (scan it again, save a profile)
-            camera.set_state(snapshot["rig_facelets"])
         # a run changes only the rig: its events leave out the scan and its pictures
         self.push({"rig": snapshot})
 

@@ -271,7 +271,7 @@ class ScanSession:
             ValueError: nothing scanned, or the net is not a real cube (the reason).
             solver.SolveError: no solution found.
         """
-        from cubebot.pipeline import solve_for_rig
+        from cubebot.run import solve_for_rig
         from cubebot.robot import rig_time
 
         with self._lock:

@@ -150,8 +150,7 @@ def test_warm_light_is_redder_than_daylight() -> None:
 def test_every_camera_shares_one_lifecycle(tmp_path: Path, cube3: Cube) -> None:
     # close once (twice is harmless), reads refused after, and read() goes round the faces
 
-    from cubebot.pipeline import PresentedCamera
-    from cubebot.vision import CameraBase
+    from cubebot.vision import CameraBase, PresentedCamera
 
     with SyntheticCamera(cube3) as synthetic:
         for face in "URFDLB":

@@ -1,4 +1,4 @@
-"""The whole pipeline end to end, through a real pseudo-terminal: demo, run, failure paths."""
+"""A whole run end to end, through a real pseudo-terminal: demo, run, failure paths."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cubebot.cli import main
-from cubebot.pipeline import run_demo
+from cubebot.run import Demo, RunOptions, run_demo, run_rig
 from cubebot.robot import SimulatedRig
 from cubebot.solver import Cube
 from cubebot.vision import Conditions, SyntheticCamera
@@ -30,18 +30,21 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 ])
 def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
                                                 conditions: Conditions) -> None:
-    report = run_demo(size, seed, conditions=conditions, budget=0.5, time_scale=0.0)
+    with Demo(size, seed, conditions=conditions, time_scale=0.0) as demo:
+        report = run_demo(demo, RunOptions(budget=0.5))
     assert report.scanned == report.truth
     assert report.solved
     assert Cube(report.rig_facelets).is_solved
     assert Cube(report.truth).apply(report.solution.moves).is_solved
-    assert [s.name for s in report.steps] == ["scan", "tables", "solve", "rig", "stream", "verify"]
+    assert [s.name for s in report.steps] == ["rig", "scan", "tables", "solve", "check",
+                                              "stream", "verify"]
 
 
 def test_demo_survives_a_noisy_serial_line() -> None:
     from cubebot.robot import Faults
 
-    report = run_demo(3, 5, faults=Faults(drop=0.01, corrupt=0.01), budget=0.5, time_scale=0.0)
+    with Demo(3, 5, faults=Faults(drop=0.01, corrupt=0.01), time_scale=0.0) as demo:
+        report = run_demo(demo, RunOptions(budget=0.5))
     assert report.solved
     assert report.stream.sent == len(report.solution.moves)
 
@@ -81,7 +84,7 @@ def test_run_with_images_and_the_simulated_rig_ends_solved(capsys: pytest.Captur
         assert status == 0, err
         report = json.loads(out[out.index("{"):])
         assert report["solved"] is True
-        assert report["scanned"] == cube.facelets
+        assert report["scan"]["facelets"] == cube.facelets
         assert Cube(sim.facelets).is_solved
 
 
@@ -153,18 +156,20 @@ def test_rig_failure_mid_stream_stops_with_a_clear_message(
 
 
 def test_fixed_camera_faces_are_asked_for_one_by_one() -> None:
-    from cubebot.pipeline import PresentedCamera, scan
+    from cubebot.run import scan
+    from cubebot.vision import PresentedCamera
 
     cube = Cube.random(3, 12)
     shown: list[str] = []
     camera = PresentedCamera(SyntheticCamera(cube, seed=12), shown.append)
-    classification, _ = scan(camera, 3, profile=False)
+    record = scan(camera, 3, profile=False)
     assert shown == list("URFDLB")
-    assert classification.facelets == cube.facelets
+    assert record.facelets == cube.facelets
 
 
 def test_demo_on_a_five_motor_rig_never_turns_the_missing_face() -> None:
-    report = run_demo(3, 4, rig="five-motor", budget=0.5, time_scale=0.0)
+    with Demo(3, 4, rig="five-motor", time_scale=0.0) as demo:
+        report = run_demo(demo, RunOptions(budget=0.5))
     assert report.solved
     assert all(move.name != "B" for move in report.solution.moves)
 
@@ -183,7 +188,7 @@ def test_run_for_another_cube_size_refuses_before_anything_moves(
 
 
 def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> None:
-    from cubebot.pipeline import PipelineError, run_rig
+    from cubebot.run import RunError
     from cubebot.vision import FolderCamera
 
     cube = Cube.random(3, 14)
@@ -205,9 +210,11 @@ def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> No
             heard.append(("streaming", str(done)))
 
     with SimulatedRig(3, cube.facelets, time_scale=0.0) as sim, FolderCamera(photos) as camera:
-        with pytest.raises(PipelineError, match="nothing was sent"):
-            run_rig(camera, sim.port, profile=False, budget=0.3, listener=Recorder(),
-                    confirm=lambda classification, solution: False)
+        with pytest.raises(RunError, match="nothing was sent"):
+            run_rig(camera, sim.port,
+                    RunOptions(profile=False, budget=0.3,
+                               confirm=lambda classification, solution: False),
+                    listener=Recorder())
         assert sim.executed == []
     assert heard[-2:] == [("started", "confirm"), ("failed", "confirm")]
     assert ("done", "check") in heard and ("done", "scan") in heard
@@ -215,8 +222,8 @@ def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> No
 
 def test_run_interrupted_while_streaming_stops_the_rig_and_can_be_resumed(
         tmp_path: Path) -> None:
-    from cubebot.pipeline import RunStopped, run_rig
     from cubebot.robot import Rig
+    from cubebot.run import RunStopped
     from cubebot.vision import FolderCamera
 
     cube = Cube.random(3, 16)
@@ -233,7 +240,7 @@ def test_run_interrupted_while_streaming_stops_the_rig_and_can_be_resumed(
 
     with SimulatedRig(3, cube.facelets, seed=16) as sim, FolderCamera(photos) as camera:
         with pytest.raises(RunStopped) as stopped:
-            run_rig(camera, sim.port, profile=False, budget=0.3,
+            run_rig(camera, sim.port, RunOptions(profile=False, budget=0.3),
                     listener=InterruptAfterThree())
         status = stopped.value.status
         made = [m for slot in sim.executed for m in slot.moves]

@@ -1,4 +1,5 @@
-"""``cubebot demo`` and ``cubebot run``: the whole pipeline, on the embedded default or hardware."""
+"""``cubebot demo`` and ``cubebot run``: a whole run (:mod:`cubebot.run`), on the embedded
+default or on hardware."""
 
 from __future__ import annotations
 
@@ -6,21 +7,15 @@ import argparse
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Optional
 
 from cubebot.calibration import Classification
 from cubebot.commands import summary
 from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
-from cubebot.pipeline import (
-    PipelineError,
-    PresentedCamera,
-    RunReport,
-    RunStopped,
-    run_demo,
-    run_rig,
-)
 from cubebot.render import ansi_net
 from cubebot.robot import Faults, RobotError
+from cubebot.run import Demo, RunError, RunOptions, RunReport, RunStopped, run_demo, run_rig
 from cubebot.solver import Solution, net
 from cubebot.solver.progress import Progress
 from cubebot.vision import (
@@ -28,6 +23,7 @@ from cubebot.vision import (
     Conditions,
     DeviceCamera,
     FolderCamera,
+    PresentedCamera,
     SamplePoints,
     VisionError,
 )
@@ -35,8 +31,7 @@ from cubebot.vision.synthetic import CONDITION_NAMES
 
 __all__ = ["register", "USER_ERRORS"]
 
-USER_ERRORS = (RobotError, VisionError)
-
+USER_ERRORS = (RobotError, VisionError, RunError)
 
 
 class TerminalListener:
@@ -78,17 +73,17 @@ def _net(facelets: str) -> str:
 
 
 def _finish(report: RunReport, args: argparse.Namespace) -> int:
+    """Print the end of a run that ended solved, or unchecked (an unsolved cube is an error)."""
     if args.json:
         print(json.dumps(report.as_dict()))
-    else:
-        if report.rig_facelets is not None:
-            print("The rig's cube at the end:")
-            print(_net(report.rig_facelets))
-        if report.pictures:
-            print(f"Pictures: {report.pictures[-1].parent}/ (pipeline.png shows the whole run)")
-        print("SOLVED" if report.solved else "NOT SOLVED" if report.checked else
-              "MOVES MADE (not checked: look at the cube)")
-    return 0 if report.solved or not report.checked else 1
+        return 0
+    if report.rig_facelets is not None:
+        print("The rig's cube at the end:")
+        print(_net(report.rig_facelets))
+    if report.pictures:
+        print(f"Pictures: {report.pictures[-1].parent}/ (pipeline.png shows the whole run)")
+    print("SOLVED" if report.solved else "MOVES MADE (not checked: look at the cube)")
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -97,9 +92,17 @@ def _demo(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"cubebot demo: a virtual {args.size}x{args.size} (seed {args.seed}), synthetic "
               f"camera ({args.conditions} light), simulated rig {args.rig!r} on a pseudo-terminal")
-    report = run_demo(args.size, args.seed, conditions=Conditions.named(args.conditions),
-                      rig=args.rig, output=args.output, budget=args.budget, faults=faults,
-                      time_scale=args.speed, listener=listener)
+    options = RunOptions(budget=args.budget, output=Path(args.output) if args.output else None)
+    try:
+        with interrupts_raise(), Demo(args.size, args.seed, rig=args.rig, faults=faults,
+                                      conditions=Conditions.named(args.conditions),
+                                      time_scale=args.speed) as demo:
+            report = run_demo(demo, options, listener=listener)
+    except RunStopped as stopped:
+        # the simulated rig goes with this process: there is nothing to resume
+        print(stopped_message(stopped.status, stopped.estopped, "cubebot demo"),
+              file=sys.stderr)
+        return EXIT_STOPPED
     return _finish(report, args)
 
 
@@ -110,7 +113,7 @@ def _ask(classification: Classification, solution: Solution, assume_yes: bool) -
     if assume_yes:
         return True
     if not sys.stdin.isatty():
-        raise PipelineError("no terminal to confirm on: check the net and the moves above, then "
+        raise RunError("no terminal to confirm on: check the net and the moves above, then "
                             "run again with --yes to let the rig turn the cube")
     answer = input("Turn the cube on the rig? [y/N] ").strip().lower()
     return answer in ("y", "yes")
@@ -118,7 +121,7 @@ def _ask(classification: Classification, solution: Solution, assume_yes: bool) -
 
 def _show_face(face: str) -> None:
     if not sys.stdin.isatty():
-        raise PipelineError("a scan with a fixed camera needs each face shown to it: run in a "
+        raise RunError("a scan with a fixed camera needs each face shown to it: run in a "
                             "terminal, or take six photos and use --images DIR")
     input(f"Show face {face} to the camera (the net's top row at the top), then press Enter ")
 
@@ -133,16 +136,16 @@ def _run(args: argparse.Namespace) -> int:
         camera = DeviceCamera(source, args.backend)
         if points is not None:
             camera = PresentedCamera(camera, _show_face)
-    guided = bool(args.camera) and points is None
-    profile = False if args.no_profile else args.profile
+    options = RunOptions(
+        size=args.size, budget=args.budget, profile=False if args.no_profile else args.profile,
+        sample_points=points, guided=bool(args.camera) and points is None,
+        confirm=lambda c, s: _ask(c, s, args.yes), rescan=bool(args.camera) and points is not None,
+        output=Path(args.output) if args.output else None)
     listener = TerminalListener(args.json)
     try:
         with interrupts_raise(), camera:
-            report = run_rig(
-                camera, args.port, size=args.size, rig=args.rig, profile=profile,
-                sample_points=points, guided=guided, budget=args.budget, output=args.output,
-                rescan=bool(args.camera) and points is not None,
-                confirm=lambda c, s: _ask(c, s, args.yes), listener=listener, stop=stop_rig)
+            report = run_rig(camera, args.port, options, rig=args.rig, listener=listener,
+                             stop=stop_rig)
     except RunStopped as stopped:
         resume = (f"cubebot stream {shlex.quote(stopped.moves)} --port "
                   f"{shlex.quote(args.port)} --resume")

@@ -1,0 +1,42 @@
+"""The run's own errors: a run that stopped safely, one stopped by the person, one not solved."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cubebot.robot import JobStatus
+    from cubebot.run.report import RunReport
+
+__all__ = ["RunError", "RunStopped", "NotSolvedError"]
+
+
+class RunError(ValueError):
+    """The run stopped safely; the message says what happened and what to do."""
+
+
+class RunStopped(RunError):
+    """Ctrl-C (or SIGTERM, or the dashboard's Stop) stopped the run while the rig moved.
+
+    ``status`` is the rig's job as it reported it after stopping, ``estopped`` whether it was
+    emergency-stopped, ``moves`` the solution it was making (to resume it).
+    """
+
+    def __init__(self, status: JobStatus, estopped: bool, moves: str) -> None:
+        super().__init__(f"stopped after {status.done} of {status.total} moves")
+        self.status = status
+        self.estopped = estopped
+        self.moves = moves
+
+
+class NotSolvedError(RunError):
+    """Every move was made, but the rig's record of its cube or a second scan shows it unsolved.
+
+    ``report`` is the whole run's report (pictures included, when they were asked for).
+    """
+
+    def __init__(self, report: RunReport) -> None:
+        super().__init__(
+            f"the cube did not end solved (rig reports {report.rig_facelets}, re-scan "
+            f"{report.verified_facelets}); check the rig's grip and re-scan")
+        self.report = report

@@ -1,0 +1,163 @@
+"""What a run tells: the report it fills step by step, and the listener watching it live."""
+
+from __future__ import annotations
+
+import enum
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from cubebot.calibration import Classification
+from cubebot.robot import StreamReport
+from cubebot.solver import Cube, Solution
+from cubebot.vision import FaceScan
+
+__all__ = ["ScanSource", "ScanRecord", "StepRecord", "RunReport", "Listener", "LogListener"]
+
+log = logging.getLogger(__name__)
+
+class ScanSource(enum.Enum):
+    """Where a scan's pictures came from."""
+
+    CAMERA = "camera"  # each face read straight from a camera: photos, the synthetic camera
+    GUIDED = "guided"  # a hand-held scan with a live preview window
+    FIXED_CAMERA = "fixed camera"  # a fixed camera's sample points, each face shown to it
+    DASHBOARD = "dashboard"  # faces captured one by one on the web page, the net maybe edited
+
+
+@dataclass(frozen=True)
+class ScanRecord:
+    """A scan read as a cube: the classification, the pictures it came from, and their source.
+
+    ``pictures`` is None when the cube did not come from pictures alone (a net edited by hand).
+    """
+
+    classification: Classification
+    pictures: FaceScan | None
+    source: ScanSource
+
+    @property
+    def facelets(self) -> str:
+        """Return the cube read, as a facelet string."""
+        return self.classification.facelets
+
+    def as_dict(self) -> dict[str, object]:
+        """Return ``{"facelets", "source", "lowest_confidence", "margin", "overruled"}``."""
+        confidence = self.classification.confidence
+        return {"facelets": self.facelets, "source": self.source.value,
+                "lowest_confidence": round(float(min(confidence)), 4) if len(confidence) else None,
+                "margin": round(float(self.classification.margin), 4),
+                "overruled": list(self.classification.overruled)}
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step that ended: its name, how long it took, a line about its result, and whether
+    it succeeded (``ok`` False: ``detail`` is the error that stopped the run)."""
+
+    name: str
+    seconds: float
+    detail: str
+    ok: bool = True
+
+    def as_dict(self) -> dict[str, object]:
+        """Return ``{"name", "seconds", "detail", "ok"}``."""
+        return {"name": self.name, "seconds": round(self.seconds, 4), "detail": self.detail,
+                "ok": self.ok}
+
+
+@dataclass
+class RunReport:
+    """What a run found and did, filled in by its steps in order.
+
+    ``size`` is the cube's size; ``truth`` the cube really there when it is known (the demo);
+    ``scan`` the cube read; ``solution`` the moves chosen; ``stream`` how the moves travelled;
+    ``rig_facelets`` the rig's record of its cube afterwards (None: the rig keeps none);
+    ``verified_facelets`` the cube scanned again afterwards; ``steps`` every step that ended;
+    ``pictures`` the files written.
+    """
+
+    size: int
+    truth: str | None = None
+    scan: ScanRecord | None = None
+    solution: Solution | None = None
+    stream: StreamReport | None = None
+    rig_facelets: str | None = None
+    verified_facelets: str | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    pictures: list[Path] = field(default_factory=list)
+
+    @property
+    def scanned(self) -> str | None:
+        """Return the cube the scan read, or None before the scan."""
+        return self.scan.facelets if self.scan is not None else None
+
+    @property
+    def checked(self) -> bool:
+        """Return True when something could look at the cube after the moves.
+
+        The rig's own record of its cube (simulated rigs keep one) or a second scan; a rig that
+        keeps no record, scanned from photos, cannot be checked by cubebot.
+        """
+        return self.rig_facelets is not None or self.verified_facelets is not None
+
+    @property
+    def solved(self) -> bool:
+        """Return True when every check made (rig's record, re-scan) shows a solved cube."""
+        checks = [f for f in (self.rig_facelets, self.verified_facelets) if f is not None]
+        return bool(checks) and all(Cube(f).is_solved for f in checks)
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the report as a JSON-ready dict (``cubebot demo --json`` prints it)."""
+        solution = self.solution
+        return {
+            "size": self.size,
+            "truth": self.truth,
+            "scan": self.scan.as_dict() if self.scan is not None else None,
+            "moves": str(solution) if solution is not None else None,
+            "length": len(solution) if solution is not None else None,
+            "stream": self.stream.as_dict() if self.stream is not None else None,
+            "rig_facelets": self.rig_facelets,
+            "verified_facelets": self.verified_facelets,
+            "checked": self.checked,
+            "solved": self.solved,
+            "steps": [step.as_dict() for step in self.steps],
+            "pictures": [str(p) for p in self.pictures],
+        }
+
+
+class Listener(Protocol):
+    """What a run tells the person watching (the command line and the dashboard implement it)."""
+
+    def step_started(self, name: str, detail: str) -> None:
+        """A step began; ``detail`` says what it is about to do."""
+
+    def step_done(self, name: str, seconds: float, detail: str) -> None:
+        """A step finished after ``seconds``; ``detail`` is one line about its result."""
+
+    def step_failed(self, name: str, seconds: float, error: str) -> None:
+        """A step failed after ``seconds``; ``error`` says why (the run stops there)."""
+
+    def streaming(self, done: int, total: int) -> None:
+        """The rig has taken ``done`` of ``total`` moves."""
+
+
+class LogListener:
+    """A listener that only logs (the default when nobody watches)."""
+
+    def step_started(self, name: str, detail: str) -> None:
+        """Log the step's start."""
+        log.info("%s: %s", name, detail)
+
+    def step_done(self, name: str, seconds: float, detail: str) -> None:
+        """Log the step's result."""
+        log.info("%s done in %.2fs: %s", name, seconds, detail)
+
+    def step_failed(self, name: str, seconds: float, error: str) -> None:
+        """Log the step's failure."""
+        log.info("%s failed after %.2fs: %s", name, seconds, error)
+
+    def streaming(self, done: int, total: int) -> None:
+        """Log the rig's progress."""
+        log.debug("streamed %d/%d", done, total)

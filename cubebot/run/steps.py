@@ -1,0 +1,234 @@
+"""The one table of a run's steps: greet the rig, scan, load tables, solve, check, confirm,
+stream, verify, write pictures.
+
+``cubebot demo`` and ``cubebot run`` run the whole table (:mod:`cubebot.run.runner`), the
+dashboard runs its rows one click at a time; either way a step reads the run's frozen
+:class:`~cubebot.run.options.RunOptions` and the open rig from a :class:`RunContext`, writes
+its result into the :class:`~cubebot.run.report.RunReport`, and returns one line about it. A
+step that needs an earlier one's result and finds none raises :class:`RunError` naming it.
+
+A new step is a function and a row of :data:`STEPS`; a row whose ``wanted`` is false for a
+run's options is left out of that run.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TypeVar
+
+from cubebot.render import summary_image, write_image, write_net_png
+from cubebot.robot import ProtocolError, Rig, RigModel, rig_time
+from cubebot.run.errors import RunError
+from cubebot.run.options import RunOptions
+from cubebot.run.policy import solve_for_rig
+from cubebot.run.report import Listener, LogListener, RunReport, ScanRecord
+from cubebot.run.scanning import scan, scan_source
+from cubebot.solver import Solution, load_tables
+from cubebot.solver.tables import cache_dir
+from cubebot.vision import Camera, write_overlays
+
+__all__ = ["RunContext", "Step", "STEPS", "rig_cube", "write_pictures", "RIG", "SCAN", "TABLES",
+           "SOLVE", "CHECK", "CONFIRM", "STREAM", "VERIFY", "PICTURES"]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every step of one run reads: its options, the camera, the open rig and its model,
+    the cube's size, who is watching, and the report the steps fill."""
+
+    options: RunOptions
+    camera: Camera | None
+    rig: Rig
+    model: RigModel
+    size: int
+    report: RunReport
+    listener: Listener = field(default_factory=LogListener)
+
+
+def _earlier(value: _T | None, what: str, step: str) -> _T:
+    """Return ``value``, the result of an earlier step; raise RunError naming it when absent."""
+    if value is None:
+        raise RunError(f"no {what} yet: the {step} step comes first")
+    return value
+
+
+def _camera(ctx: RunContext) -> Camera:
+    if ctx.camera is None:
+        raise RunError("this run has no camera: give --camera or --images")
+    return ctx.camera
+
+
+def rig_cube(rig: Rig) -> str | None:
+    """Return the rig's record of its cube, or None for a rig that keeps none.
+
+    Raises:
+        robot.RobotError: the rig does not answer.
+    """
+    try:
+        return rig.facelets()
+    except ProtocolError:
+        log.info("the rig does not report its cube (no CUBE query)")
+        return None
+
+
+# -- the steps ------------------------------------------------------------------------------
+
+def _greet(ctx: RunContext) -> str:
+    """Check the open rig holds a cube of the run's size; return its handshake line."""
+    info = ctx.rig.info
+    if info is not None and info.size != ctx.size:
+        raise RunError(
+            f"the rig at {ctx.rig.url} holds a {info.size}x{info.size} cube, but this run is for "
+            f"a {ctx.size}x{ctx.size}: run again with --size {info.size}, or put the right cube "
+            "in the rig; nothing was moved")
+    firmware = info.firmware if info is not None else "?"
+    boot = info.boot_id if info is not None else "?"
+    return f"{ctx.rig.url}: rig {ctx.model.name!r}, firmware {firmware}, boot id {boot}"
+
+
+def _scan(ctx: RunContext) -> str:
+    options, report = ctx.options, ctx.report
+    record = report.scan = scan(_camera(ctx), ctx.size, profile=options.profile,
+                                sample_points=options.sample_points, guided=options.guided)
+    if report.truth is not None and record.facelets != report.truth:
+        raise RunError("the scan does not match the virtual cube: "
+                       f"read {record.facelets}, truth {report.truth}")
+    reading = record.classification
+    return (f"{record.facelets} (lowest confidence {min(reading.confidence):.2f}, "
+            f"margin {reading.margin:.1f})")
+
+
+def _tables(ctx: RunContext) -> str:
+    load_tables(ctx.size)
+    return f"ready in {cache_dir()}"
+
+
+def _solve(ctx: RunContext) -> str:
+    scanned = _earlier(ctx.report.scanned, "scanned cube", "scan")
+    solution = ctx.report.solution = solve_for_rig(scanned, ctx.model,
+                                                   budget=ctx.options.budget)
+    return (f"{solution} ({len(solution)} moves, {rig_time(solution.moves, ctx.model):.2f}s "
+            "on the rig)")
+
+
+def _solution(ctx: RunContext) -> Solution:
+    return _earlier(ctx.report.solution, "solution", "solve")
+
+
+def _check(ctx: RunContext) -> str:
+    """Plan the solution on the rig's motors before anything moves (a missing motor fails)."""
+    moves = _solution(ctx).moves
+    return f"{len(moves)} moves in {len(ctx.rig.plan(moves))} motor slots"
+
+
+def _confirm(ctx: RunContext) -> str:
+    record = _earlier(ctx.report.scan, "scanned cube", "scan")
+    confirm = ctx.options.confirm
+    if confirm is not None and not confirm(record.classification, _solution(ctx)):
+        raise RunError("stopped before the rig moved: nothing was sent")
+    return "confirmed"
+
+
+def _stream(ctx: RunContext) -> str:
+    report = ctx.report.stream = ctx.rig.stream(_solution(ctx).moves,
+                                                progress=ctx.listener.streaming)
+    return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
+
+
+def _verify(ctx: RunContext) -> str:
+    report, options = ctx.report, ctx.options
+    report.rig_facelets = rig_cube(ctx.rig)
+    if options.rescan:
+        again = scan(_camera(ctx), ctx.size, profile=options.profile,
+                     sample_points=options.sample_points)
+        report.verified_facelets = again.facelets
+    if report.solved:
+        return "solved"
+    if report.checked:
+        return f"NOT solved: rig {report.rig_facelets}, re-scan {report.verified_facelets}"
+    return ("cannot check: the rig keeps no record of its cube and the camera cannot see it "
+            "again; look at the cube")
+
+
+def _pictures(ctx: RunContext) -> str:
+    report = ctx.report
+    folder = _earlier(ctx.options.output, "folder for pictures", "pictures")
+    record: ScanRecord = _earlier(report.scan, "scanned cube", "scan")
+    report.pictures = write_pictures(folder, record, report)
+    return f"{len(report.pictures)} files"
+
+
+def write_pictures(folder: Path, record: ScanRecord, report: RunReport) -> list[Path]:
+    """Return the files written to ``folder``: the annotated faces, the nets before and
+    after, and ``pipeline.png`` with the whole run in one picture.
+
+    Raises:
+        OSError: a file could not be written.
+    """
+    reading, faces = record.classification, record.pictures
+    overlays: list[Path] = []
+    if faces is not None:
+        # marked red: the stickers whose own colour the cube's rules overruled
+        overlays = write_overlays(faces, folder / "scan", facelets=reading.facelets,
+                                  doubtful=list(reading.overruled),
+                                  confidence=[float(c) for c in reading.confidence])
+    pictures = list(overlays)
+    pictures.append(write_net_png(reading.facelets, folder / "net-scanned.png",
+                                  measured_rgb=faces.rgb if faces is not None else None))
+    if report.rig_facelets is not None:
+        pictures.append(write_net_png(report.rig_facelets, folder / "net-after.png"))
+    moves = str(report.solution) if report.solution is not None else ""
+    image = summary_image(overlays, reading.facelets, moves, report.rig_facelets)
+    pictures.append(write_image(image, folder / "pipeline.png"))
+    return pictures
+
+
+# -- the table ------------------------------------------------------------------------------
+
+def _always(options: RunOptions) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row of the table: the step's name, what it is about to do, the doing (returns a
+    line about its result), whether a run with given options has it, and whether the rig
+    turns during it (an interrupt from then on stops the rig)."""
+
+    name: str
+    about: Callable[[RunContext], str]
+    act: Callable[[RunContext], str]
+    wanted: Callable[[RunOptions], bool] = _always
+    moves_rig: bool = False
+
+
+def _scan_about(ctx: RunContext) -> str:
+    source = scan_source(guided=ctx.options.guided, sample_points=ctx.options.sample_points)
+    return f"the six faces of a {ctx.size}x{ctx.size}, {source.value}"
+
+
+RIG = Step("rig", lambda ctx: f"greeting the rig at {ctx.rig.url}", _greet)
+SCAN = Step("scan", _scan_about, _scan)
+TABLES = Step("tables", lambda ctx: "loading the solver's tables (built on first use)", _tables)
+SOLVE = Step("solve", lambda ctx: f"for rig {ctx.model.name!r}, budget {ctx.options.budget:g}s",
+             _solve)
+CHECK = Step("check", lambda ctx: "planning the moves on the rig's motors", _check)
+CONFIRM = Step("confirm", lambda ctx: "asking before the rig moves", _confirm,
+               wanted=lambda options: options.confirm is not None)
+STREAM = Step("stream", lambda ctx: f"{len(_solution(ctx).moves)} moves to {ctx.rig.url}",
+              _stream, moves_rig=True)
+VERIFY = Step("verify", lambda ctx: "reading the rig's cube"
+              + (" and scanning it again" if ctx.options.rescan else ""), _verify)
+PICTURES = Step("pictures", lambda ctx: f"writing to {ctx.options.output}", _pictures,
+                wanted=lambda options: options.output is not None)
+
+#: Every step of a run, in order. The rig is greeted first, so that a missing port or the
+#: wrong cube fails before the scan; nothing moves before the check (and the confirmation).
+STEPS: tuple[Step, ...] = (RIG, SCAN, TABLES, SOLVE, CHECK, CONFIRM, STREAM, VERIFY, PICTURES)
+
