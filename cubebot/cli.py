@@ -1,8 +1,12 @@
 """The ``cubebot`` command line: parses arguments, runs one subcommand, reports errors.
 
-User mistakes and hardware faults end with exit status 2 and one clear line on stderr, never a
-traceback; ``--verbose`` shows the parts' log lines. Only the module of the command being run is
-imported (see :mod:`cubebot.commands`), so ``cubebot --help`` starts without NumPy or OpenCV.
+User mistakes and hardware faults -- the errors cubebot raises on purpose, each part's own tree
+-- end with exit status 2 and one clear line on stderr, never a traceback; so does an error of
+the operating system about a file or device the command was given. Anything else is a bug:
+its traceback is shown with a line asking for a report, and the status is 70 (sysexits'
+``EX_SOFTWARE``). ``--verbose`` shows the parts' log lines. Only the module of the command
+being run is imported (see :mod:`cubebot.commands`), so ``cubebot --help`` starts without
+NumPy or OpenCV.
 """
 
 from __future__ import annotations
@@ -11,17 +15,25 @@ import argparse
 import importlib
 import logging
 import os
+import platform
 import sys
+import traceback
 from types import ModuleType
 from typing import Optional, Sequence
 
 from cubebot import __version__
-from cubebot.commands import CALIBRATE_TARGETS, COMMANDS, Command
+from cubebot.commands import CALIBRATE_TARGETS, COMMANDS, Command, CommandError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "BUG_REPORT"]
 
 EXIT_USAGE = 2
+EXIT_BUG = 70
 EXIT_INTERRUPTED = 130
+
+#: Printed under the traceback of an error cubebot did not mean to raise.
+BUG_REPORT = ("cubebot: this is a bug in cubebot, not a mistake in your command: please report "
+              "it with the command you ran and the traceback above "
+              f"(cubebot {__version__}, Python {platform.python_version()})")
 
 
 def _wanted_modules(argv: Optional[Sequence[str]]) -> Optional[set[str]]:
@@ -72,7 +84,6 @@ def build_parser(argv: Optional[Sequence[str]] = None) -> argparse.ArgumentParse
         module.register(commands, calibrate)
     _list_unloaded(commands, COMMANDS, set(commands.choices))
     _list_unloaded(calibrate, CALIBRATE_TARGETS, set(calibrate.choices))
-    parser.set_defaults(user_errors=_user_errors(modules))
     return parser
 
 
@@ -89,15 +100,57 @@ def _missing(parser: argparse.ArgumentParser) -> int:
     return EXIT_USAGE
 
 
-def _user_errors(modules: list[ModuleType]) -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [ValueError, OSError]
-    for module in modules:
-        errors.extend(getattr(module, "USER_ERRORS", ()))
-    return tuple(errors)
+def own_error_roots() -> tuple[type[BaseException], ...]:
+    """Return the roots of the errors cubebot raises on purpose, of the parts loaded so far.
+
+    The commands' :class:`CommandError`, and each part's tree: the solver's ``CubeError``, the
+    colour model's ``CalibrationError``, vision's ``VisionError``, the robot's ``RobotError``
+    and the arguments it refuses, a run's ``RunError``, the game's ``GameError``. A part that
+    was never imported cannot have raised, and importing it here would load OpenCV only to
+    answer no.
+    """
+    roots: list[type[BaseException]] = [CommandError]
+    loaded = sys.modules
+    if "cubebot.solver" in loaded:
+        from cubebot.solver.errors import CubeError
+        roots.append(CubeError)
+    if "cubebot.calibration" in loaded:
+        from cubebot.calibration.errors import CalibrationError
+        roots.append(CalibrationError)
+    if "cubebot.vision" in loaded:
+        from cubebot.vision.errors import VisionError
+        roots.append(VisionError)
+    if "cubebot.robot" in loaded:
+        from cubebot.robot import errors as robot
+        roots += [robot.RobotError, robot.OptionError, robot.RigModelError,
+                  robot.UnplannableMoveError]
+    if "cubebot.run" in loaded:
+        from cubebot.run.errors import RunError
+        roots.append(RunError)
+    if "cubebot.game" in loaded:
+        from cubebot.game import GameError
+        roots.append(GameError)
+    return tuple(roots)
+
+
+def _is_users(err: BaseException) -> bool:
+    """Return whether ``err`` is the user's to fix (see the module doc), not a bug."""
+    if isinstance(err, own_error_roots()):
+        return True
+    # the system's word on a file or device the command was given: missing, not allowed, full
+    return isinstance(err, OSError) and err.filename is not None
+
+
+def _one_line(err: BaseException) -> str:
+    """Return the line telling the user about ``err`` (a file's error names the file first)."""
+    if isinstance(err, OSError) and err.filename is not None and err.strerror:
+        return f"{err.filename}: {err.strerror}"
+    return str(err)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line and return its exit status (0 done, 2 a user error, 130 Ctrl-C)."""
+    """Run the command line and return its exit status (0 done, 2 a user error, 70 a bug in
+    cubebot, 130 Ctrl-C)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser(args_list)  # imports the command's module: Ctrl-C may come here
@@ -119,10 +172,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # the reader went away (`cubebot apply R | head -1`): nothing more to say to it
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except args.user_errors as err:
+    except Exception as err:  # noqa: BLE001 - sorted below: the user's to fix, or a bug
+        if not _is_users(err):
+            traceback.print_exc()
+            print(BUG_REPORT, file=sys.stderr)
+            return EXIT_BUG
         if args.verbose:
             logging.getLogger("cubebot").exception("command failed")
-        print(f"cubebot: error: {err}", file=sys.stderr)
+        print(f"cubebot: error: {_one_line(err)}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -14,7 +14,7 @@ from typing import Callable, Optional, TextIO
 
 from cubebot.solver import Cube, InvalidMoveError, distance, parse_moves
 
-__all__ = ["Player", "Game", "RULES"]
+__all__ = ["Player", "Game", "GameError", "RULES"]
 
 #: What the players are told at the start and on ``help``.
 RULES = """\
@@ -24,6 +24,10 @@ half turn). Whoever leaves the cube solved during their turn wins. Before moving
 'hint' to spend a point and learn how many moves the cube is from solved; 'help' shows these
 rules again and 'quit' ends the game.
 """
+
+
+class GameError(ValueError):
+    """A game that cannot be set up as asked; the message says which number to change."""
 
 
 @dataclass
@@ -51,12 +55,12 @@ class Game:
         """Return a game on a random 2x2 position (never solved at the start).
 
         Raises:
-            ValueError: fewer than two players or negative points.
+            GameError: fewer than two players or negative points.
         """
         if n_players < 2:
-            raise ValueError(f"players={n_players}: the game needs at least 2 players")
+            raise GameError(f"players={n_players}: the game needs at least 2 players")
         if points < 0:
-            raise ValueError(f"points={points}: points for hints cannot be negative")
+            raise GameError(f"points={points}: points for hints cannot be negative")
         rng = random.Random(seed)
         cube = Cube.random(2, rng)
         while cube.is_solved:

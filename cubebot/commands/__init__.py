@@ -2,8 +2,9 @@
 
 Each module has ``register(commands, calibrate)`` adding its subcommands to the top-level
 parser's subparsers (and, where it has one, a ``cubebot calibrate …`` target); every parser
-sets ``func(args) -> int``. A module may also list ``USER_ERRORS``: exception types the CLI
-prints as one line. :data:`COMMANDS` and :data:`CALIBRATE_TARGETS` name the module of every
+sets ``func(args) -> int``. A command refuses what the parts cannot see (options that do not
+go together, a missing extra) with a :class:`CommandError`; the CLI prints it, and the parts'
+own errors, as one line. :data:`COMMANDS` and :data:`CALIBRATE_TARGETS` name the module of every
 command so that ``cubebot`` imports only the one module a command needs (``cubebot --help``
 imports none); a new command is added to its module and to this table.
 """
@@ -12,7 +13,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary", "size_or_auto"]
+__all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary", "size_or_auto",
+           "CommandError", "UsageError", "MissingExtraError"]
+
+
+class CommandError(Exception):
+    """A command cannot do what it was asked; the message says why and what to do instead."""
+
+
+class UsageError(CommandError, ValueError):
+    """Options that do not go together, or a value a command cannot use."""
+
+
+class MissingExtraError(CommandError, ImportError):
+    """The command needs an optional extra that is not installed (the message says which)."""
 
 
 class Command(NamedTuple):

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from cubebot.commands import summary
+from cubebot.commands import UsageError, summary
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
@@ -63,7 +63,7 @@ def _solve(args: argparse.Namespace) -> int:
 def _apply(args: argparse.Namespace) -> int:
     start = Cube(args.start) if args.start else Cube.solved(args.size or 3)
     if args.start and args.size and start.size != args.size:
-        raise ValueError(f"--from gives a {start.size}x{start.size} but --size is {args.size}")
+        raise UsageError(f"--from gives a {start.size}x{start.size} but --size is {args.size}")
     # the moves as typed: on a 2x2, L turns the left layer (the solver's renaming to a fixed
     # corner stays inside the solver)
     facelets = start.turned_facelets(args.moves)
@@ -84,7 +84,7 @@ def _show(args: argparse.Namespace) -> int:
         from cubebot.render import write_net_png
 
         if Path(args.png).suffix.lower() != ".png":
-            raise ValueError(f"--png {_shorten(args.png)}: give a file name ending in .png, "
+            raise UsageError(f"--png {_shorten(args.png)}: give a file name ending in .png, "
                              "e.g. net.png")
         print(f"wrote {write_net_png(cube.facelets, args.png)}")
     return 0

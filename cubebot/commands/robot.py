@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Optional
 
-from cubebot.commands import summary
+from cubebot.commands import UsageError, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
     interrupts_raise,
@@ -32,10 +32,8 @@ from cubebot.robot import (
 from cubebot.solver import format_moves, parse_moves
 from cubebot.solver.progress import Progress
 
-__all__ = ["register", "USER_ERRORS"]
+__all__ = ["register"]
 
-#: Robot faults are neither ValueError nor OSError: the CLI prints them as one line.
-USER_ERRORS = (RobotError,)
 
 
 def _rig_sim(args: argparse.Namespace) -> int:
@@ -43,7 +41,7 @@ def _rig_sim(args: argparse.Namespace) -> int:
                     delay=args.delay)
     # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
     if args.trace and not args.avr:
-        raise ValueError("--trace goes with --avr: the Python rig keeps its own record")
+        raise UsageError("--trace goes with --avr: the Python rig keeps its own record")
     with interrupts_raise():
         if args.avr:
             return _serve_avr(args, faults)
@@ -60,7 +58,7 @@ def _serve_avr(args: argparse.Namespace, faults: Faults) -> int:
     from cubebot.robot.avr import AvrRig
 
     if args.facelets or args.time_scale != 1.0 or args.rig != "six-motor":
-        raise ValueError("--avr runs the real firmware: it has no --facelets, --time-scale or "
+        raise UsageError("--avr runs the real firmware: it has no --facelets, --time-scale or "
                          "--rig (its geometry is in robot/firmware/avr/rig.h)")
     with AvrRig(cube_size=args.size, faults=faults, seed=args.seed, trace=args.trace) as avr:
         print(avr.port, flush=True)

@@ -14,7 +14,7 @@ from cubebot.calibration import Classification
 from cubebot.commands import summary
 from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
 from cubebot.render import ansi_net
-from cubebot.robot import Faults, RobotError
+from cubebot.robot import Faults
 from cubebot.run import Demo, RunError, RunOptions, RunReport, RunStopped, run_demo, run_rig
 from cubebot.solver import Solution, net
 from cubebot.solver.progress import Progress
@@ -25,13 +25,10 @@ from cubebot.vision import (
     FolderCamera,
     PresentedCamera,
     SamplePoints,
-    VisionError,
 )
 from cubebot.vision.synthetic import CONDITION_NAMES
 
-__all__ = ["register", "USER_ERRORS"]
-
-USER_ERRORS = (RobotError, VisionError, RunError)
+__all__ = ["register"]
 
 
 class TerminalListener:

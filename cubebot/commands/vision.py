@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from cubebot.commands import size_or_auto, summary
+from cubebot.commands import UsageError, size_or_auto, summary
 from cubebot.solver import Cube
 from cubebot.vision import (
     Conditions,
@@ -33,10 +33,8 @@ from cubebot.vision.sample_points import default_sample_points_path
 from cubebot.vision.scan import AUTO, FaceScan
 from cubebot.vision.synthetic import CONDITION_NAMES
 
-__all__ = ["register", "USER_ERRORS"]
+__all__ = ["register"]
 
-#: Errors the command line prints as one line (camera missing, no grid, scan not a cube, ...).
-USER_ERRORS = (VisionError,)
 
 
 
@@ -141,9 +139,9 @@ def _calibrate_camera(args: argparse.Namespace) -> int:
         try:
             points = [tuple(float(v) for v in pair.split(",")) for pair in args.corners]
         except ValueError as err:
-            raise ValueError(f"{usage} ({err})") from err
+            raise UsageError(f"{usage} ({err})") from err
         if any(len(p) != 2 for p in points) or len(points) != 4:
-            raise ValueError(usage)
+            raise UsageError(usage)
         found = SamplePoints.from_corners(points, args.size, face)
     elif args.image:
         import cv2

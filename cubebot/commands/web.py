@@ -13,19 +13,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
 
-from cubebot.commands import summary
-from cubebot.robot import RobotError
-from cubebot.vision import VisionError
+from cubebot.commands import MissingExtraError, summary
 
-__all__ = ["register", "USER_ERRORS", "MissingExtraError"]
-
-
-class MissingExtraError(ImportError):
-    """The ``[web]`` extra is not installed."""
-
-
-#: Printed by the CLI as one line (a missing camera or rig at start-up, a missing extra).
-USER_ERRORS = (MissingExtraError, VisionError, RobotError)
+__all__ = ["register"]
 
 
 def _import_web() -> Any:

@@ -119,3 +119,45 @@ def test_scan_and_demo_share_one_conditions_vocabulary() -> None:
         option = next(a for a in commands.choices[name]._actions if "--conditions" in a.option_strings)
         assert tuple(option.choices) == CONDITION_NAMES, name
     assert all(isinstance(Conditions.named(n), Conditions) for n in CONDITION_NAMES)
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import cubebot.commands.cube as cube_commands
+    from cubebot.cli import BUG_REPORT
+
+    def broken(args: object) -> int:
+        return {"moves": 1}["length"]  # a slip in cubebot's own code: KeyError
+
+    monkeypatch.setattr(cube_commands, "_apply", broken)
+    status, out, err = run(capsys, "apply", "R")
+    assert status == 70
+    assert "Traceback" in err and "KeyError: 'length'" in err
+    assert err.rstrip().endswith(BUG_REPORT)
+    assert "cubebot: error:" not in err
+
+
+@pytest.mark.parametrize("slip", [ValueError("bare"), TypeError("int() argument"),
+                                  OSError("no file named")])
+def test_only_cubebots_own_errors_are_shown_as_one_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        slip: Exception) -> None:
+    import cubebot.commands.cube as cube_commands
+    from cubebot.solver import InvalidMoveError
+
+    def raising(error: Exception) -> object:
+        def command(args: object) -> int:
+            raise error
+        return command
+
+    # a bare ValueError, TypeError or an OSError about no file are bugs ...
+    monkeypatch.setattr(cube_commands, "_apply", raising(slip))
+    status, _, err = run(capsys, "apply", "R")
+    assert status == 70 and "Traceback" in err, err
+    # ... while the solver's own error, and the system's word on a named file, are the user's
+    for error, line in [(InvalidMoveError("'Q' is not a move"), "'Q' is not a move"),
+                        (FileNotFoundError(2, "No such file or directory", "/no/such.json"),
+                         "/no/such.json: No such file or directory")]:
+        monkeypatch.setattr(cube_commands, "_apply", raising(error))
+        status, _, err = run(capsys, "apply", "R")
+        assert (status, err) == (2, f"cubebot: error: {line}\n")
