@@ -84,6 +84,8 @@ def _serve(args: argparse.Namespace) -> int:
         dashboard = web.Dashboard(session, rig_port=rig_port, token=token,
                                   profile_path=Path(args.profile) if args.profile else None,
                                   demo=args.demo)
+        if args.demo:
+            dashboard.rig.connect(rig_port)  # the demo's rig is there: the page starts connected
         app = web.create_app(dashboard)
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

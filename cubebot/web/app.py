@@ -238,7 +238,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         solution = dashboard.session.solution
         if solution is None:
             raise ValueError("solve the cube before running the rig")
-        await run_in_threadpool(dashboard.rig.run, solution.moves)
+        await run_in_threadpool(dashboard.rig.run, solution.moves, solution.states)
 
     async def stop(request: Request) -> None:
         dashboard.rig.stop()

@@ -58,6 +58,7 @@ class RigDriver:
         self.handshake: dict[str, Any] = {}
         self._slots: list[tuple[str, ...]] = []
         self._moves_per_slot: list[int] = []
+        self._states: list[str] = []  # the cube before the run's first move, then after each
         self._start_done = 0  # the rig's D counter when the run began
         self.slots_done = 0
         self.rig_facelets: Optional[str] = None
@@ -79,13 +80,22 @@ class RigDriver:
         """Return the rig's state as a JSON-ready dict (what the page's events carry)."""
         total = sum(self._moves_per_slot)
         done = sum(self._moves_per_slot[:self.slots_done])
+        moves = [move for slot in self._slots for move in slot]
         return {"version": self._version, "state": self.state, "message": self.message,
                 "url": self.url,
                 "handshake": self.handshake, "model": self.model.name,
-                "moves_done": done, "moves_total": total,
+                "moves": moves, "moves_done": done, "moves_total": total,
                 "slots_done": self.slots_done, "slots_total": len(self._slots),
                 "percent": round(100 * done / total) if total else 0,
+                "cube": self.cube(done),
                 "rig_facelets": self.rig_facelets}
+
+    def cube(self, done: int) -> Optional[str]:
+        """Return the rig's cube after ``done`` moves of the run (its own report at the end),
+        or None before any run."""
+        if self.rig_facelets is not None:
+            return self.rig_facelets
+        return self._states[done] if done < len(self._states) else None
 
     def _set(self, state: str, message: str = "") -> None:
         with self._version_lock:
@@ -127,9 +137,11 @@ class RigDriver:
                 raise
             same_boot = self._boot_id == info.boot_id
             self._rig, self.url, self._boot_id = rig, url, info.boot_id
+            # what the rig is, not what it is doing: the state and the moves done are the
+            # snapshot's own, kept up to date through the run
             self.handshake = {k: getattr(info, k) for k in (
-                "firmware", "boot_id", "faces", "queue_depth", "size", "state", "done",
-                "protocol", "parallel_opposite")}
+                "firmware", "boot_id", "faces", "queue_depth", "size", "protocol",
+                "parallel_opposite")}
             unfinished = bool(self._slots) and self.slots_done < len(self._slots)
             if same_boot and unfinished:
                 # the same rig, not rebooted since the run began (a pulled cable, a server
@@ -143,6 +155,7 @@ class RigDriver:
             if unfinished:
                 log.warning("the rig at %s is another rig or rebooted: the run is dropped", url)
             self._slots, self._moves_per_slot, self.slots_done = [], [], 0
+            self._states = []
             self._set("estopped" if info.state == "ESTOP" else "idle",
                       f"connected: firmware {info.firmware}, faces {info.faces}"
                       + ("; it rebooted or is another rig, so the unfinished run is dropped: "
@@ -181,8 +194,11 @@ class RigDriver:
 
     # -- running ----------------------------------------------------------------------------
 
-    def run(self, moves: list[str]) -> None:
+    def run(self, moves: list[str], states: Optional[list[str]] = None) -> None:
         """Start sending ``moves`` to the rig in a background thread.
+
+        ``states`` is the cube before the first move and after each (the solver's): the
+        snapshot's ``cube`` then follows the rig's moves.
 
         Raises:
             RigBusyError: no rig, or a run is in progress, or the rig is emergency-stopped.
@@ -198,6 +214,7 @@ class RigDriver:
             planned = rig.plan(parse_moves(" ".join(moves)))
             self._slots = [tuple(str(m) for m in slot.moves) for slot in planned]
             self._moves_per_slot = [len(s) for s in self._slots]
+            self._states = list(states or [])
             self.slots_done = 0
             self.rig_facelets = None
             self._start_done = int(rig.status().get("D", "0"))

@@ -66,17 +66,29 @@ def _open(driver: Any, server: Server) -> None:
     driver.get(server.url)
     _wait(driver, lambda d: d.find_element("tag name", "body").get_attribute("data-ready"),
           "the first pushed state")
-    assert _rig_state(driver) == "disconnected"
+    assert _rig_state(driver) == "idle", "the demo's rig is connected from the start"
 
 
-def _scan_solve_connect(driver: Any) -> None:
+def _scan_and_solve(driver: Any) -> list[str]:
+    """Return the moves listed after clicking Scan and Solve."""
     _click(driver, "scan")
     _wait(driver, lambda d: len(_all(d, '[data-test="net"] [data-sticker]')) == 54,
           "54 stickers in the net")
     _click(driver, "solve")
     _wait(driver, lambda d: len(_all(d, '[data-test="moves"] li')) > 0, "the moves listed")
-    _click(driver, "connect")
-    _wait_state(driver, "idle")
+    return [li.text for li in _all(driver, '[data-test="moves"] li')]
+
+
+def _net_letters(driver: Any) -> str:
+    return "".join(s.get_attribute("data-letter")
+                   for s in _all(driver, '[data-test="net"] [data-sticker]'))
+
+
+def _cube3d_sides(driver: Any) -> list[set[str]]:
+    """Return the colours on each side of the 3D cube."""
+    return [{s.value_of_css_property("background-color")
+             for s in side.find_elements("css selector", "div")}
+            for side in _all(driver, '[data-test="cube3d"] .side')]
 
 
 def _check_clean_logs(driver: Any, base: str) -> None:
@@ -95,6 +107,43 @@ def _check_clean_logs(driver: Any, base: str) -> None:
     outside = [u for u in urls if not (u.startswith(base) or u.startswith(("data:", "blob:")))]
     assert outside == [], f"requests leaving 127.0.0.1: {outside}"
     assert base.startswith("http://127.0.0.1:")
+
+
+def test_demo_runs_to_solved_in_three_clicks_and_the_page_follows_the_rig(
+        demo_server: Server, browser: Any) -> None:
+    _open(browser, demo_server)
+    moves = _scan_and_solve(browser)  # clicks one and two
+    scrambled = _net_letters(browser)
+    assert len(moves) > 1 and scrambled != "".join(face * 9 for face in "URFDLB")
+    _click(browser, "run")  # click three
+
+    # while the rig turns, the net shows the rig's cube and the 3D view the rig's move
+    seen: set[str] = set()
+
+    def watch(d: Any) -> bool:
+        text = _el(d, "validity").text
+        if "The rig's cube after" in text:
+            seen.add(text)
+        return _rig_state(d) == "solved"
+    _wait(browser, watch, "the rig to solve the cube")
+    partway = [t for t in seen if f"of {len(moves)} moves" in t and
+               not t.startswith(f"The rig's cube after {len(moves)} ")]
+    assert partway, f"the net never showed the rig's cube part-way: {seen}"
+
+    # at the end: the bar full, the panel's count, the net and the 3D cube the rig's solved cube
+    assert _percent(browser) == 100
+    _wait(browser, lambda d: f"moves done: {len(moves)} of {len(moves)}" in
+          _el(d, "handshake").text, "the rig panel's count")
+    assert "state: solved" in _el(browser, "handshake").text
+    _wait(browser, lambda d: _net_letters(d) == "".join(face * 9 for face in "URFDLB"),
+          "the net to show the rig's solved cube")
+    assert "as the rig reports it" in _el(browser, "validity").text
+    _wait(browser, lambda d: d.find_element("id", "step-label").text ==
+          f"{len(moves)} / {len(moves)}", "the 3D view at the rig's last move")
+    sides = _cube3d_sides(browser)
+    assert len(sides) == 6 and all(len(colours) == 1 for colours in sides), sides
+    assert len(set.union(*sides)) == 6
+    _check_clean_logs(browser, demo_server.base)
 
 
 def test_demo_scans_solves_and_runs_to_solved(demo_server: Server, browser: Any,
@@ -145,8 +194,6 @@ def test_demo_scans_solves_and_runs_to_solved(demo_server: Server, browser: Any,
                                   _all(d, '[data-test="cube3d"] .side:first-child div')}) == 1,
           "the 3D cube solved at the end of the solution")
 
-    _click(browser, "connect")
-    _wait_state(browser, "idle")
     assert "firmware" in _el(browser, "handshake").text
     _click(browser, "run")
     _wait_state(browser, "solved")
@@ -180,7 +227,7 @@ def test_demo_scans_solves_and_runs_to_solved(demo_server: Server, browser: Any,
 def test_stop_and_emergency_stop_mid_run_then_resume_finish(demo_server: Server,
                                                             browser: Any) -> None:
     _open(browser, demo_server)
-    _scan_solve_connect(browser)
+    _scan_and_solve(browser)
     _click(browser, "run")
     _wait(browser, lambda d: _percent(d) > 0, "the rig to finish a move")
     _click(browser, "stop")

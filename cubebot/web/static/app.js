@@ -69,6 +69,7 @@ function render(next) {
   renderNet(scan);
   renderSolution(scan);
   renderRig(state.rig);
+  followRig();
   document.body.dataset.ready = "true";  // the server's state is shown
 }
 
@@ -102,11 +103,25 @@ function renderScan(scan) {
 // the net as a cross: U above F, L F R B in a row, D below F
 const NET_CELL = { U: [1, 2], L: [2, 1], F: [2, 2], R: [2, 3], B: [2, 4], D: [3, 2] };
 
+/** Whether the rig is running (or ran) the solution shown: then the page follows its moves. */
+function following(st) {
+  const solution = st.scan.solution, rig = st.rig;
+  return Boolean(solution && rig.cube && rig.moves.join(" ") === solution.moves.join(" "));
+}
+
+/** The stickers the net shows: the rig's cube while it follows a run, else the scan's. */
+function netStickers(st) {
+  if (!following(st)) return st.scan.stickers;
+  return st.rig.cube.split("").map((letter) => ({ letter, rgb: null, doubtful: false, confidence: null }));
+}
+
 function renderNet(scan) {
   const net = $("net");
   const faces = [];
   const size = scan.size;
-  if (scan.stickers.length) {
+  const rigCube = following(state);
+  const stickers = netStickers(state);
+  if (stickers.length) {
     FACES.split("").forEach((face, f) => {
       const div = document.createElement("div");
       div.className = "face";
@@ -115,7 +130,7 @@ function renderNet(scan) {
       div.style.gridColumn = String(NET_CELL[face][1]);
       for (let k = 0; k < scan.per_face; k++) {
         const index = f * scan.per_face + k;
-        const s = scan.stickers[index];
+        const s = stickers[index];
         const b = document.createElement("button");
         b.className = "sticker" + (s.doubtful ? " doubtful" : "");
         b.dataset.sticker = String(index);
@@ -125,6 +140,7 @@ function renderNet(scan) {
         b.style.backgroundColor = s.rgb ? `rgb(${s.rgb.join(",")})` : colours[s.letter];
         b.style.boxShadow = `inset 0 -6px 0 ${colours[s.letter]}`;
         b.title = `${face}${k + 1}: read as ${s.letter}` + (s.confidence != null ? ` (confidence ${s.confidence})` : "");
+        b.disabled = rigCube;  // the rig's cube is what the rig holds, not an edit
         b.addEventListener("click", () => editSticker(index));
         div.appendChild(b);
       }
@@ -133,7 +149,13 @@ function renderNet(scan) {
   }
   net.replaceChildren(...faces);
   const validity = $("validity");
-  if (!scan.facelets) {
+  if (rigCube) {
+    const rig = state.rig;
+    validity.textContent = rig.moves_done === rig.moves_total && rig.rig_facelets
+      ? "The rig's cube, as the rig reports it after the run."
+      : `The rig's cube after ${rig.moves_done} of ${rig.moves_total} moves.`;
+    validity.className = "good";
+  } else if (!scan.facelets) {
     validity.textContent = scan.scan_error ? "" : "Scan the cube to fill the net.";
     validity.className = "";
   } else if (scan.invalid) {
@@ -173,6 +195,13 @@ function renderSolution(scan) {
   player.load(solution ? solution.states : [scan.facelets || solved], colours);
 }
 
+/** Show the rig's progress on the 3D cube: the state after the moves the rig has made. */
+function followRig() {
+  if (!player || !following(state)) return;
+  player.pause();
+  player.go(state.rig.moves_done);
+}
+
 function renderRig(rig) {
   const badge = $("rig-state");
   badge.textContent = rig.state;
@@ -180,7 +209,9 @@ function renderRig(rig) {
   badge.dataset.state = rig.state;
   if (!$("rig-url").value) $("rig-url").value = rig.url || state.rig_port || "";
   $("handshake").textContent = Object.keys(rig.handshake).length
-    ? Object.entries(rig.handshake).map(([k, v]) => `${k}: ${v}`).join("\n") : "not connected";
+    ? [`state: ${rig.state}, moves done: ${rig.moves_done} of ${rig.moves_total}`,
+       ...Object.entries(rig.handshake).map(([k, v]) => `${k}: ${v}`)].join("\n")
+    : "not connected";
   const progress = $("progress");
   progress.value = rig.percent;
   progress.setAttribute("aria-valuenow", String(rig.percent));
@@ -335,6 +366,10 @@ events.addEventListener("state", (e) => {
   if (!state || !newerRig(data.rig)) return;
   state.rig = data.rig;
   renderRig(state.rig);
+  if (following(state)) {
+    renderNet(state.scan);
+    followRig();
+  }
 });
 events.addEventListener("error", () => notice("connection to the server lost; reconnecting\u2026", true));
 events.addEventListener("open", () => notice(""));
