@@ -27,6 +27,7 @@ from cubebot.robot.errors import (
     RigTimeoutError,
 )
 from cubebot.robot.protocol import PROTOCOL_VERSION, Frame, FrameParser, encode
+from cubebot.robot.state import RigState
 
 __all__ = ["Link", "RigInfo"]
 
@@ -46,7 +47,7 @@ class RigInfo:
     queue_depth: int
     parallel_opposite: bool
     size: int
-    state: str
+    state: RigState
     next_seq: int
     done: int
 
@@ -62,14 +63,15 @@ class RigInfo:
             return cls(hello.field_int("PROTO"), hello.fields["FW"], hello.fields["B"],
                        rig.fields["FACES"], rig.field_int("STEPS"), rig.field_int("MICRO"),
                        rig.field_int("QUEUE"), rig.fields.get("PAR") == "1",
-                       rig.field_int("SIZE"), hello.fields.get("STATE", "READY"),
+                       rig.field_int("SIZE"),
+                       RigState.from_wire(hello.fields.get("STATE", "READY")),
                        hello.field_int("N"), hello.field_int("D"))
         except KeyError as err:
             raise ProtocolError(f"handshake {hello} / {rig} lacks the field {err}") from err
 
     def as_dict(self) -> dict[str, object]:
-        """Return the handshake as a JSON-ready dict."""
-        return dict(self.__dict__)
+        """Return the handshake as a JSON-ready dict (the state as its word)."""
+        return {**self.__dict__, "state": self.state.value}
 
 
 class RoundTrip:

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Optional, Union
 
 from cubebot.robot.faults import Faults, FaultyWire
-from cubebot.robot.firmware import ExecutedSlot, Firmware
+from cubebot.robot.simfirmware import ExecutedSlot, Firmware
 from cubebot.robot.model import RigModel
 
 __all__ = ["SimulatedRig", "find_simulated_rig"]

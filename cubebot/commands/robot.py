@@ -22,6 +22,7 @@ from cubebot.commands.stopping import (
 )
 from cubebot.robot import (
     Faults,
+    StreamProgress,
     ProtocolError,
     Rig,
     RigStoppedError,
@@ -88,10 +89,10 @@ def _stream(args: argparse.Namespace) -> int:
         planned = rig.plan(moves)
         try:
             with Progress(f"streaming {len(moves)} moves", max(len(moves), 1)) as bar:
-                def progress(done: int, total: int) -> None:
-                    bar.update(done - bar.done)
+                def progress(now: StreamProgress) -> None:
+                    bar.update(now.moves_done - bar.done)  # turned, as the rig counts them
                 if args.resume:
-                    report = rig.resume_job(planned.moves, progress=progress)
+                    report = rig.resume(planned.moves, progress=progress)
                 else:
                     report = rig.stream(planned.moves, progress=progress)
         except (KeyboardInterrupt, RigStoppedError) as stop:
@@ -135,7 +136,7 @@ def _stop(args: argparse.Namespace) -> int:
     with interrupts_raise(), Rig(args.port) as rig:
         if args.clear:
             rig.clear()
-            print(f"cleared: the rig is {rig.job().word}")
+            print(f"cleared: the rig is {rig.job().state}")
             return 0
         if args.estop:
             rig.estop()

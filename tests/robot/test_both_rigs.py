@@ -17,6 +17,7 @@ from cubebot.robot import (
     Faults,
     Rig,
     RigResetError,
+    RigState,
     SimulatedRig,
 )
 from cubebot.robot.avr import AvrRig, toolchain_missing
@@ -100,9 +101,9 @@ def test_stop_finishes_the_turn_and_resume_completes_the_job(
             rig.stream(moves, progress=interrupt)
         status = rig.stop()
         made = sum(len(slot) for slot in under.made())
-        assert status.state == "STOPPED" and status.done == made and 0 < made < 24
+        assert status.state is RigState.STOPPED and status.done == made and 0 < made < 24
         assert status.total == 24 and not status.out_of_line
-        rig.resume_job(moves)
+        rig.resume(moves)
         assert made_slots(under) == slots_of(rig, moves)
 
 
@@ -212,5 +213,5 @@ def test_resume_of_another_job_is_refused_and_moves_nothing(
         rig.stop()
         before = made_slots(under)
         with pytest.raises(NoJobError, match="nothing was sent"):
-            rig.resume_job(random_moves(16, seed=47))
+            rig.resume(random_moves(16, seed=47))
         assert made_slots(under) == before

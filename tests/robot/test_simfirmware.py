@@ -7,7 +7,7 @@ import random
 import pytest
 
 from cubebot.robot import Faults, RigModel
-from cubebot.robot.firmware import Firmware
+from cubebot.robot.simfirmware import Firmware
 from cubebot.robot.protocol import ESTOP, Frame, FrameParser, encode
 from cubebot.solver import Cube, UnsupportedSizeError
 
