@@ -15,8 +15,11 @@ from cubebot.robot.errors import (
     EndStopError,
     MissingMotorError,
     NoJobError,
+    PortBusyError,
     ProtocolError,
     QueueFullError,
+    RefusedSlotError,
+    RigBusyError,
     RigConnectionError,
     RigFault,
     RigModelError,
@@ -24,10 +27,12 @@ from cubebot.robot.errors import (
     RigStoppedError,
     RigTimeoutError,
     RobotError,
+    SequenceConflictError,
     StallError,
     UnplannableMoveError,
 )
 from cubebot.robot.faults import Faults
+from cubebot.robot.limits import RigLimits
 from cubebot.robot.host import JobStatus, Rig, RigInfo, job_id
 from cubebot.robot.sender import StreamProgress, StreamReport
 from cubebot.robot.state import RigState
@@ -44,4 +49,5 @@ __all__ = [
     "RobotError", "RigConnectionError", "RigTimeoutError", "ProtocolError", "RigResetError",
     "RigFault", "StallError", "EndStopError", "QueueFullError", "MissingMotorError",
     "EmergencyStopError", "RigStoppedError", "NoJobError", "RigModelError", "UnplannableMoveError",
+    "PortBusyError", "RefusedSlotError", "SequenceConflictError", "RigBusyError", "RigLimits",
 ]

@@ -41,7 +41,8 @@ class Faults:
     (host to rig only) or ``"to-host"``. ``stall_at`` and ``endstop_at``
     make the rig's n-th executed move (counting from 1) fail with that fault; ``boot_delay`` is
     the seconds a rig stays deaf after (re)booting; ``reset_on_open`` reboots the rig whenever
-    a host opens its in-process URL, as an Arduino Uno resets when its port opens.
+    a host's open raises the port's DTR line, as a stock Arduino Mega or Uno resets: at the
+    first open, and at every open after a close that dropped DTR (HUPCL left set).
 
     Raises (from the constructor):
         ValueError: a probability outside 0..1 or a negative time.

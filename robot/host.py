@@ -7,6 +7,10 @@ starts each job with a ``JOB`` frame the rig remembers (id, moves done, total), 
 status, stops and resumes. After a lost connection the host reconnects, reads ``N`` from the
 handshake and resumes from there; a changed boot id stops everything with
 :class:`RigResetError`.
+
+A rig holds its port alone (:mod:`cubebot.robot.ports`): a second program is refused with the
+holder's name, and may ask the holder to stop (``cubebot stop`` from another terminal). The
+handshake reads the rig's limits; the model planned with must not ask for more.
 """
 
 from __future__ import annotations
@@ -17,24 +21,28 @@ import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from cubebot.robot.errors import (
+    EmergencyStopError,
     NoJobError,
     OptionError,
     ProtocolError,
     RigConnectionError,
     RigModelError,
     RigResetError,
+    RigBusyError,
     RigFault,
     RigStoppedError,
     RigTimeoutError,
     RobotError,
     fault_error,
 )
+from cubebot.robot.limits import check_model, model_for_rig
 from cubebot.robot.link import Link, RigInfo
 from cubebot.robot.model import RigModel
 from cubebot.robot.plan import Plan, plan
+from cubebot.robot.ports import PortClaim, claim
 from cubebot.robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
 from cubebot.robot.sender import (
     CountsCallback,
@@ -82,10 +90,27 @@ class JobStatus:
     boot_id: str
 
     def as_dict(self) -> dict[str, object]:
-        """Return ``{"state", "job": {"id", "done", "total"} or None, "out_of_line"}``."""
+        """Return ``{"state", "job": {"id", "done", "total"} or None, "out_of_line",
+        "queued"}``."""
         job = None if self.job is None else {"id": self.job, "done": self.done,
                                              "total": self.total}
-        return {"state": self.state.value, "job": job, "out_of_line": self.out_of_line}
+        return {"state": self.state.value, "job": job, "out_of_line": self.out_of_line,
+                "queued": self.queued}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "JobStatus":
+        """Return the status :meth:`as_dict` gave (from another program; no boot id).
+
+        Raises:
+            ProtocolError: not such a dict.
+        """
+        try:
+            job = data["job"] or {"id": None, "done": 0, "total": 0}
+            return cls(RigState(data["state"]), job["id"], int(job["done"]),
+                       int(job["total"]), int(data.get("queued", 0)),
+                       bool(data["out_of_line"]), "")
+        except (KeyError, TypeError, ValueError) as err:
+            raise ProtocolError(f"not a job status: {data!r} ({err})") from err
 
 
 class Rig:
@@ -98,7 +123,9 @@ class Rig:
     trying to reopen a lost port before it gives up; ``window`` caps the frames in flight;
     ``stall_timeout`` the seconds the rig may go without finishing a move before the host
     gives up waiting; ``query_wait`` the seconds a query (status, cube) is asked again before
-    the rig counts as silent. The port opens in :meth:`open` (or ``with Rig(url) as rig:``).
+    the rig counts as silent. The port opens in :meth:`open` (or ``with Rig(url) as rig:``),
+    for this rig alone. Without a ``model`` the host plans with the rig's own geometry and
+    limits; a model that asks for more than the rig allows is refused.
 
     One thread talks to the rig at a time (a stream holds the conversation); :meth:`stop` and
     :meth:`estop` may be called from any other thread while a stream runs.
@@ -109,7 +136,7 @@ class Rig:
 
     def __init__(self, url: str, *, model: Union[str, RigModel, None] = None,
                  timeout: float = 0.25, retries: int = 20, boot_wait: float = 3.0,
-                 reconnect_wait: float = 2.0, baudrate: int = 115200,
+                 reconnect_wait: float = 2.0, baudrate: int = 250000,
                  window: Optional[int] = None, stall_timeout: float = 10.0,
                  query_wait: float = 5.0) -> None:
         for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
@@ -137,6 +164,9 @@ class Rig:
         self._resync = False
         self._talk = threading.RLock()  # held by whoever talks to the rig
         self._stop_asked = threading.Event()
+        self._claim: Optional[PortClaim] = None
+        #: The last progress of a stream (what another program asking is told).
+        self.last_progress: Optional[StreamProgress] = None
 
     # -- connection -------------------------------------------------------------------------
 
@@ -154,18 +184,21 @@ class Rig:
         Nothing stays open when it fails.
 
         Raises:
+            PortBusyError: another program (or another Rig) has the port.
             RigConnectionError: the port cannot be opened (the message says how to fix it).
             RigTimeoutError: nothing answered within ``boot_wait`` seconds.
             ProtocolError: the rig speaks another protocol version.
-            RigModelError: the model's faces differ from the rig's.
+            RigModelError: the model's faces differ from the rig's, or it asks for more than
+                the rig allows.
         """
         with self._talk:
-            self._connect()
+            self._claim = claim(self.url, self._from_elsewhere)
             try:
+                self._connect()
                 info = self._handshake()
                 self.model = self._choose_model(info)
             except BaseException:
-                self._disconnect()
+                self.close()
                 raise
             self.info = info
             self._connected().boot_id = info.boot_id
@@ -180,12 +213,14 @@ class Rig:
         elif self._model_arg is not None:
             model = RigModel.load(self._model_arg)
         else:
-            model = RigModel.load("six-motor" if len(info.faces) == 6 else "five-motor")
+            builtin = RigModel.load("six-motor" if len(info.faces) == 6 else "five-motor")
+            model = model_for_rig(builtin, info.limits)
         if model.faces != info.faces:
             raise RigModelError(
                 f"rig model {model.name!r} has motors on {model.faces} but the rig at {self.url} "
                 f"reports {info.faces}; choose a model that matches the rig"
             )
+        check_model(model, info.limits, self.url)
         return model
 
     def _connect(self) -> None:
@@ -204,7 +239,11 @@ class Rig:
         return self._link
 
     def close(self) -> None:
-        """Close the port (the rig keeps its queue and counters)."""
+        """Close the port (the rig keeps its queue and counters) and let it go, once another
+        program's request being answered (a stop) is answered."""
+        held, self._claim = self._claim, None
+        if held is not None:
+            held.release()
         self._disconnect()
 
     def reconnect(self, url: Optional[str] = None) -> RigInfo:
@@ -216,8 +255,12 @@ class Rig:
         """
         with self._talk:
             self._disconnect()
-            if url is not None:
+            if url is not None and url != self.url:
+                if self._claim is not None:
+                    self._claim.release()
+                    self._claim = None
                 self.url = url
+                self._claim = claim(url, self._from_elsewhere)
             self._connect()
             try:
                 info = self._handshake()
@@ -248,7 +291,13 @@ class Rig:
         if version != str(PROTOCOL_VERSION):
             raise ProtocolError(f"the rig speaks protocol {version}, this host "
                                 f"{PROTOCOL_VERSION}; update the rig's firmware or cubebot")
-        info = RigInfo.from_frames(hello, link.query("RIG", time.monotonic() + wait))
+        info = RigInfo.from_frames(hello, link.query("RIG", time.monotonic() + wait),
+                                   link.query("LIMITS", time.monotonic() + wait),
+                                   reset_on_open=link.banner is not None)
+        if info.reset_on_open:
+            log.warning("the rig at %s reset as its port opened (boot id %s): a board whose "
+                        "DTR line resets it; its job and counters are gone", self.url,
+                        info.boot_id)
         if self.info is not None and info.boot_id != self.info.boot_id:
             raise RigResetError(
                 f"the rig reset (boot id {self.info.boot_id} -> {info.boot_id}) while "
@@ -361,12 +410,44 @@ class Rig:
         the_plan = self.plan(moves)
         wanted = job_id(the_plan.moves)
         with self._talk:
-            started = self._command("JOB", wanted, str(len(the_plan.moves)))
+            started = self._start_job(wanted, len(the_plan.moves))
             frames = [("MOVE", tuple(str(m) for m in slot.moves)) for slot in the_plan]
             job = self._new_job(frames, [len(slot.moves) for slot in the_plan])
             job.plan, job.job_id, job.d0 = the_plan, wanted, started.rig_done
             job.report.planned_seconds = the_plan.seconds
             return self._run(job, progress_function(progress), flow_control=True, wait=wait)
+
+    def _start_job(self, wanted: str, total: int) -> Job:
+        """Return the accepted ``JOB`` frame's job, after the last job's moves have turned (a
+        rig refuses a new job while they do: its moves would be counted in the new one)."""
+        try:
+            return self._command("JOB", wanted, str(total))
+        except RigBusyError:
+            log.info("the rig still turns the last job's moves: waiting for it")
+        self._wait_idle()
+        return self._command("JOB", wanted, str(total))
+
+    def _wait_idle(self) -> None:
+        """Return once the rig has no moves queued.
+
+        Raises:
+            RigTimeoutError: no move finished for ``stall_timeout`` seconds.
+            RigFault: the rig reports a fault.
+        """
+        last_done, last_change = "", time.monotonic()
+        while True:
+            fields = self.status()
+            if fields.get("L") == "0":
+                return
+            state = RigState.from_wire(fields.get("STATE", "READY"))
+            if state.latched:
+                raise fault_error(state.wire, fields, "while waiting for the last job")
+            if fields.get("D") != last_done:
+                last_done, last_change = fields.get("D", ""), time.monotonic()
+            elif time.monotonic() - last_change > self.stall_timeout:
+                raise RigTimeoutError(f"the rig at {self.url} made no progress for "
+                                      f"{self.stall_timeout:.0f} s")
+            time.sleep(max(self.timeout / 4, 0.005))
 
     def job(self) -> JobStatus:
         """Return the rig's current job: state, id, moves done and total.
@@ -431,10 +512,13 @@ class Rig:
             if status.state is not RigState.STOPPED or status.job != wanted:
                 held = (f"job {status.job} ({status.done} of {status.total} moves)"
                         if status.job else "no job")
+                why = ("; it reset when this program opened its port (the board's DTR "
+                       "auto-reset: see the firmware README's wiring)"
+                       if self.info is not None and self.info.reset_on_open else "")
                 raise NoJobError(
                     f"the rig holds {held} in state {status.state}, not a stopped job of "
-                    f"these moves (job {wanted}); nothing was sent. Stream the moves without "
-                    "--resume after re-scanning the cube")
+                    f"these moves (job {wanted}){why}; nothing was sent. Stream the moves "
+                    "without --resume after re-scanning the cube")
             counts = [len(slot.moves) for slot in the_plan]
             first, done = 0, 0
             while first < len(counts) and done < status.done:
@@ -481,10 +565,16 @@ class Rig:
         ahead = seq_after(self.info.next_seq, job.seq0)
         job.accepted = min(max(ahead, job.accepted, 0), len(job.frames))
 
-    def _run(self, job: Job, progress: Optional[ProgressCallback], flow_control: bool,
+    def _run(self, job: Job, told: Optional[ProgressCallback], flow_control: bool,
              wait: bool) -> StreamReport:
         assert self.info is not None
         self._job = job
+        progress: Optional[ProgressCallback] = None
+        if flow_control:  # a job of moves: keep its progress for whoever asks
+            def progress(now: StreamProgress) -> None:
+                self.last_progress = now
+                if told is not None:
+                    told(now)
         try:
             while True:
                 try:
@@ -586,6 +676,37 @@ class Rig:
                 raise RigTimeoutError(f"the rig at {self.url} made no progress for "
                                       f"{self.stall_timeout:.0f} s")
             time.sleep(poll)
+
+
+    # -- requests from other programs (cubebot stop, rig-info) ------------------------------
+
+    def _from_elsewhere(self, request: str) -> dict[str, Any]:
+        """Return the answer to another program's request (see :mod:`cubebot.robot.ports`):
+        ``status`` (what this program does with the rig), ``stop``, ``estop``, ``clear``."""
+        if request == "estop":
+            self.estop()
+            return {"done": "estop", "job": self._job_after_estop().as_dict()}
+        if request == "stop":
+            return {"done": "stop", "job": self.stop().as_dict()}
+        if request == "clear":
+            with self._talk:
+                self.clear()
+                return {"done": "clear", "job": self.job().as_dict()}
+        if request == "status":
+            progress = self.last_progress
+            return {"url": self.url, "boot_id": self.info.boot_id if self.info else None,
+                    "progress": progress.as_dict() if progress is not None else None}
+        return {"error": f"unknown request {request!r}: status, stop, estop or clear"}
+
+    def _job_after_estop(self) -> JobStatus:
+        """Return the job once the emergency stop is through (its notice may come first)."""
+        with self._talk:
+            for _ in range(3):
+                try:
+                    return self.job()
+                except EmergencyStopError:
+                    continue
+            return self.job()
 
 
 def _frames_for(job: Job, moves: int) -> int:

@@ -71,10 +71,10 @@ def make_rig(request: pytest.FixtureRequest) -> Iterator[Callable[..., RigUnderT
         rig.close()  # type: ignore[attr-defined]
 
 
-def test_handshake_speaks_protocol_three(make_rig: Callable[..., RigUnderTest]) -> None:
+def test_handshake_speaks_protocol_four_and_reports_limits(make_rig: Callable[..., RigUnderTest]) -> None:
     under = make_rig()
     with Rig(under.port) as rig:
-        assert rig.info is not None and rig.info.protocol == 3
+        assert rig.info is not None and rig.info.protocol == 4
         assert rig.info.firmware.startswith("SIM-" if under.kind == "python" else "AVR-")
         assert rig.info.faces == "URFDLB" and rig.info.queue_depth == 8
 
