@@ -293,7 +293,7 @@ class Rig:
                                 f"{PROTOCOL_VERSION}; update the rig's firmware or cubebot")
         info = RigInfo.from_frames(hello, link.query("RIG", time.monotonic() + wait),
                                    link.query("LIMITS", time.monotonic() + wait),
-                                   reset_on_open=link.banner is not None)
+                                   reset_on_open=_reset_by_opening(link.banner))
         if info.reset_on_open:
             log.warning("the rig at %s reset as its port opened (boot id %s): a board whose "
                         "DTR line resets it; its job and counters are gone", self.url,
@@ -707,6 +707,13 @@ class Rig:
                 except EmergencyStopError:
                     continue
             return self.job()
+
+
+def _reset_by_opening(banner: Optional[Frame]) -> bool:
+    """Return whether a boot banner heard during the handshake means that opening the port
+    reset the rig (its reset pin: ``EXT``, or ``NONE`` through a bootloader that clears the
+    flags), not that it has just been powered up."""
+    return banner is not None and banner.fields.get("RST") in ("EXT", "NONE")
 
 
 def _frames_for(job: Job, moves: int) -> int:
