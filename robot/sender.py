@@ -254,7 +254,7 @@ class Sender:
         forever: the retransmit timer only runs while frames are in flight.
         """
         silent = now - self._progress_at
-        if self._waiting and silent > self.give_up:
+        if silent > self.give_up and (self._waiting or self._sent_upto == self.job.accepted):
             raise RigTimeoutError(
                 f"the rig at {self.link.url} reports its queue full ({self._queued} of "
                 f"{self.depth} frames) but finished no move for {silent:.0f} s: is a motor "
