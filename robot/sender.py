@@ -129,9 +129,14 @@ class Job:
     rig_done: Optional[int] = None
     state: RigState = RigState.MOVING
 
+    def __post_init__(self) -> None:
+        self._before = [0]  # moves in the frames before each frame, and in all of them
+        for count in self.moves_per_frame:
+            self._before.append(self._before[-1] + count)
+
     def accepted_moves(self) -> int:
         """Return the moves in the frames the rig has accepted."""
-        return sum(self.moves_per_frame[:self.accepted])
+        return self._before[self.accepted]
 
     def turned_frames(self) -> int:
         """Return this job's frames the rig has finished turning (from its ``D`` counter)."""
@@ -144,9 +149,9 @@ class Job:
         turned = self.turned_frames()
         return StreamProgress(
             job=self.job_id, state=self.state,
-            moves_done=self.moves_before + sum(self.moves_per_frame[:turned]),
+            moves_done=self.moves_before + self._before[turned],
             moves_accepted=self.moves_before + self.accepted_moves(),
-            moves_total=self.moves_before + sum(self.moves_per_frame),
+            moves_total=self.moves_before + self._before[-1],
             slots_done=self.first_slot + turned,
             slots_total=self.first_slot + len(self.frames))
 
