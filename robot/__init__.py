@@ -15,8 +15,11 @@ from cubebot.robot.errors import (
     EndStopError,
     MissingMotorError,
     NoJobError,
+    PortBusyError,
     ProtocolError,
     QueueFullError,
+    RefusedSlotError,
+    RigBusyError,
     RigConnectionError,
     RigFault,
     RigModelError,
@@ -24,12 +27,15 @@ from cubebot.robot.errors import (
     RigStoppedError,
     RigTimeoutError,
     RobotError,
+    SequenceConflictError,
     StallError,
     UnplannableMoveError,
 )
 from cubebot.robot.faults import Faults
+from cubebot.robot.limits import RigLimits
 from cubebot.robot.host import JobStatus, Rig, RigInfo, job_id
-from cubebot.robot.sender import StreamReport
+from cubebot.robot.sender import StreamProgress, StreamReport
+from cubebot.robot.state import RigState
 from cubebot.robot.model import RigModel, builtin_models
 from cubebot.robot.plan import Plan, Slot, plan, rig_time
 from cubebot.robot.simulator import SimulatedRig
@@ -39,8 +45,9 @@ if "cubebot.robot.urlhandler" not in serial.protocol_handler_packages:
 
 __all__ = [
     "RigModel", "builtin_models", "Plan", "Slot", "plan", "rig_time",
-    "Rig", "RigInfo", "JobStatus", "job_id", "StreamReport", "SimulatedRig", "Faults",
+    "Rig", "RigInfo", "RigState", "JobStatus", "job_id", "StreamReport", "StreamProgress", "SimulatedRig", "Faults",
     "RobotError", "RigConnectionError", "RigTimeoutError", "ProtocolError", "RigResetError",
     "RigFault", "StallError", "EndStopError", "QueueFullError", "MissingMotorError",
     "EmergencyStopError", "RigStoppedError", "NoJobError", "RigModelError", "UnplannableMoveError",
+    "PortBusyError", "RefusedSlotError", "SequenceConflictError", "RigBusyError", "RigLimits",
 ]

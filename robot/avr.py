@@ -3,11 +3,14 @@
 :class:`AvrRig` builds ``robot/firmware/avr`` with ``avr-gcc`` and its harness with ``gcc`` and
 libsimavr (once, into the cache folder), starts the harness, and serves the firmware on a pty at
 real time, as :class:`~cubebot.robot.simulator.SimulatedRig` serves the Python firmware. The
-harness traces the STEP/DIR pins (one JSON line per movement of one motor);
-:meth:`AvrRig.turns` reads it back as the face turns the motors made, the ground truth of what
-the rig did (the firmware itself does not know its cube). A reset is a restarted harness: the
-firmware's boot counter lives in a saved EEPROM. Builds are kept per digest of the sources, so
-a changed firmware is never served from an older build.
+harness traces the pins (one JSON line per movement of one motor, per change of the drivers'
+ENABLE, per reset); :meth:`AvrRig.turns` reads the movements back as the face turns the motors
+made, the ground truth of what the rig did (the firmware itself does not know its cube). The
+harness models the port's DTR line: with ``reset_on_open`` the chip resets when a host opens
+the port with DTR down, as a stock Arduino Mega does. The firmware's boot counter lives in a
+saved EEPROM. Builds are kept per digest of the sources, so a changed firmware is never served
+from an older build. The rig's constants are read from ``config.h`` (:func:`config`), never
+copied here.
 """
 
 from __future__ import annotations
@@ -15,27 +18,56 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Optional
+from typing import IO, Any, Optional
 
 from cubebot.robot.errors import RigConnectionError
 from cubebot.robot.faults import Faults, FaultyLine
 from cubebot.solver.notation import FACE_LETTERS, Move, parse_moves
 from cubebot.solver.tables import cache_dir
 
-__all__ = ["AvrRig", "AvrTurns", "FIRMWARE_SOURCE", "toolchain_missing", "build"]
+__all__ = ["AvrRig", "AvrTurns", "FIRMWARE_SOURCE", "toolchain_missing", "build", "config"]
 
 log = logging.getLogger(__name__)
 
 #: Where the firmware's C sources, Makefile and harness live (in a checkout and installed).
 FIRMWARE_SOURCE = Path(__file__).resolve().parent / "firmware" / "avr"
 
-MICROSTEPS_PER_QUARTER = 50 * 16  # rig.h: STEPS_PER_QUARTER * MICROSTEPS
+_DEFINE = re.compile(r"^#define\s+([A-Z_][A-Z0-9_]*)\s+(\S.*?)\s*(?:/\*.*)?$")
+
+
+@lru_cache(maxsize=None)
+def config() -> dict[str, str]:
+    """Return the ``#define``s of the firmware's ``config.h`` (name -> text, suffixes and
+    quotes removed), the one place the rig's geometry and limits are written."""
+    found: dict[str, str] = {}
+    for line in (FIRMWARE_SOURCE / "config.h").read_text().splitlines():
+        match = _DEFINE.match(line.strip())
+        if match:
+            value = match.group(2).strip().strip('"')
+            found[match.group(1)] = re.sub(r"(?<=\d)[UL]+\b", "", value)
+    return found
+
+
+def config_int(name: str) -> int:
+    """Return the whole number ``config.h`` defines as ``name``.
+
+    Raises:
+        KeyError: no such define; ValueError: not a plain number.
+    """
+    return int(config()[name])
+
+
+def microsteps_per_quarter() -> int:
+    """Return the driver microsteps in a quarter turn of the firmware's rig."""
+    return config_int("STEPS_PER_QUARTER") * config_int("MICROSTEPS")
 
 
 def toolchain_missing() -> Optional[str]:
@@ -63,8 +95,10 @@ def source_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def build(folder: Optional[Path] = None, cube_size: int = 3) -> tuple[Path, Path]:
-    """Return the firmware (``rig.elf``) and the harness (``rigsim-avr``), built if needed.
+def build(folder: Optional[Path] = None, cube_size: int = 3,
+          test_hooks: bool = False) -> tuple[Path, Path]:
+    """Return the firmware (``rig.elf``) and the harness (``rigsim-avr``), built if needed;
+    ``test_hooks`` adds the ``HANG`` command the watchdog's test needs (never flash that one).
 
     Raises:
         RigConnectionError: the toolchain is missing or the build failed (with its output).
@@ -72,10 +106,11 @@ def build(folder: Optional[Path] = None, cube_size: int = 3) -> tuple[Path, Path
     missing = toolchain_missing()
     if missing:
         raise RigConnectionError(f"cannot build the AVR firmware: {missing}")
-    out = folder or cache_dir() / f"avr-build-{cube_size}-{source_digest()}"
+    hooks = "-hooks" if test_hooks else ""
+    out = folder or cache_dir() / f"avr-build-{cube_size}{hooks}-{source_digest()}"
     done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_SOURCE), f"BUILD={out}",
-                           f"CUBE_SIZE={cube_size}", "all", "sim"],
-                          capture_output=True, text=True)
+                           f"CUBE_SIZE={cube_size}", f"TEST_HOOKS={int(test_hooks)}", "all",
+                           "sim"], capture_output=True, text=True)
     if done.returncode != 0:
         raise RigConnectionError(f"building the AVR firmware failed:\n{done.stdout}{done.stderr}")
     return out / "rig.elf", out / "rigsim-avr"
@@ -99,8 +134,11 @@ class AvrRig:
     """The C firmware in simavr on a pty (see the module doc); use ``with AvrRig() as rig:``.
 
     ``faults`` put a faulty cable (:class:`~cubebot.robot.faults.FaultyLine`) between the
-    board and :attr:`port`; ``seed`` makes its faults repeatable; ``trace`` keeps the pin
-    trace at that path (default: a temporary file, removed on :meth:`close`).
+    board and :attr:`port` (and ``faults.reset_on_open`` makes the board reset when its port is
+    opened with DTR down, ``faults.boot_delay`` the seconds its bootloader then takes); ``seed``
+    makes its faults repeatable; ``trace`` keeps the pin trace at that path (default: a
+    temporary file, removed on :meth:`close`); ``test_hooks`` runs the build with the ``HANG``
+    command.
 
     Raises (from :meth:`start`):
         RigConnectionError: the toolchain is missing, the build failed, or the harness did not
@@ -108,10 +146,12 @@ class AvrRig:
     """
 
     def __init__(self, cube_size: int = 3, faults: Faults = Faults(),
-                 seed: Optional[int] = None, trace: Optional[Path] = None) -> None:
+                 seed: Optional[int] = None, trace: Optional[Path] = None,
+                 test_hooks: bool = False) -> None:
         self.cube_size = cube_size
         self.faults = faults
         self.seed = seed
+        self.test_hooks = test_hooks
         self._line: Optional[FaultyLine] = None
         self._dir = Path(tempfile.mkdtemp(prefix="cubebot-avr-"))
         self.trace_path = Path(trace) if trace is not None else self._dir / "pins.jsonl"
@@ -133,11 +173,13 @@ class AvrRig:
 
     def start(self) -> "AvrRig":
         """Return this rig once the harness runs and its pty is known (see the class doc)."""
-        elf, harness = build(cube_size=self.cube_size)
-        self._process = subprocess.Popen(
-            [str(harness), str(elf), "--trace", str(self.trace_path), "--eeprom",
-             str(self.eeprom_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True)
+        elf, harness = build(cube_size=self.cube_size, test_hooks=self.test_hooks)
+        command = [str(harness), str(elf), "--trace", str(self.trace_path), "--eeprom",
+                   str(self.eeprom_path), "--boot-delay", str(round(self.faults.boot_delay * 1000))]
+        if self.faults.reset_on_open:
+            command.append("--reset-on-open")
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True)
         assert self._process.stdout is not None
         for line in self._process.stdout:  # simavr may report the load before the path
             if line.startswith("/dev/"):
@@ -152,10 +194,30 @@ class AvrRig:
         log.info("AVR firmware in simavr on %s", self.port)
         return self
 
+    def _tell(self, command: str) -> None:
+        stdin: Optional[IO[str]] = self._process.stdin if self._process else None
+        if stdin is None:
+            raise RigConnectionError("the AVR harness is not running")
+        stdin.write(command + "\n")
+        stdin.flush()
+
     def reset(self) -> str:
-        """Return the new pty after resetting the board (the harness restarts; new boot id)."""
-        self._stop_harness()
-        return self.start().port
+        """Return the port after pulling the chip's reset pin (a new boot id; the port stays)."""
+        self._tell("reset")
+        return self.port
+
+    def press_stop(self) -> None:
+        """Press the stop button on D2 (held until :meth:`release_stop`)."""
+        self._tell("press")
+
+    def release_stop(self) -> None:
+        """Release the stop button."""
+        self._tell("release")
+
+    def race(self, frame: bytes, delay_us: int) -> None:
+        """Feed ``frame`` straight to the UART, then the emergency-stop byte ``delay_us``
+        microseconds after its last byte (a stop arriving while the frame is decoded)."""
+        self._tell(f"race {delay_us} {frame.hex().upper()}")
 
     def _stop_harness(self) -> None:
         line, self._line = self._line, None
@@ -170,16 +232,20 @@ class AvrRig:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        for stream in (process.stdout, process.stdin):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass  # the harness is gone: nothing more to flush
 
     def close(self) -> None:
         """Stop the harness and remove its files."""
         self._stop_harness()
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    def movements(self) -> list[dict[str, Any]]:
-        """Return the trace so far: one dict per movement of one motor (see the harness)."""
+    def trace(self) -> list[dict[str, Any]]:
+        """Return the pin trace so far: movements, ENABLE changes and events (see the harness)."""
         if not self.trace_path.exists():
             return []
         found = []
@@ -189,6 +255,14 @@ class AvrRig:
             except json.JSONDecodeError:
                 continue  # a line still being written
         return found
+
+    def movements(self) -> list[dict[str, Any]]:
+        """Return one dict per movement of one motor so far (see the harness)."""
+        return [entry for entry in self.trace() if "motor" in entry]
+
+    def enable_changes(self) -> list[dict[str, Any]]:
+        """Return the drivers' ENABLE changes so far: ``{"on", "driven", "t_us"}`` each."""
+        return [entry for entry in self.trace() if entry.get("pin") == "EN"]
 
     def turns(self) -> AvrTurns:
         """Return the turns the motors made so far, from the trace of STEP pulses."""
@@ -214,8 +288,9 @@ def _slot_of(group: list[dict[str, Any]]) -> tuple[tuple[Move, ...], bool]:
     """Return the whole turns of one slot's movements, and whether every turn was whole."""
     moves: list[Move] = []
     whole = True
+    quarter = microsteps_per_quarter()
     for movement in sorted(group, key=lambda m: FACE_LETTERS.index(m["motor"])):
-        quarters, rest = divmod(abs(int(movement["steps"])), MICROSTEPS_PER_QUARTER)
+        quarters, rest = divmod(abs(int(movement["steps"])), quarter)
         whole = whole and rest == 0
         if quarters:
             suffix = "2" if quarters == 2 else ("'" if movement["steps"] < 0 else "")

@@ -26,6 +26,10 @@ __all__ = [
     "EmergencyStopError",
     "RigStoppedError",
     "NoJobError",
+    "RefusedSlotError",
+    "SequenceConflictError",
+    "RigBusyError",
+    "PortBusyError",
     "RigModelError",
     "UnplannableMoveError",
     "OptionError",
@@ -47,6 +51,10 @@ class RobotError(Exception):
 
 class RigConnectionError(RobotError):
     """The port could not be opened, or the connection was lost."""
+
+
+class PortBusyError(RigConnectionError):
+    """Another program (or another part of this one) has the rig's port open."""
 
 
 class RigTimeoutError(RobotError, TimeoutError):
@@ -142,9 +150,38 @@ class NoJobError(RigFault):
     hint = "stream the moves without --resume after re-scanning the cube"
 
 
+class RefusedSlotError(RigFault):
+    """A move frame asked for turns the rig cannot make together: two faces that are not
+    opposite, one face twice, more than two turns, or any pair on a rig that turns opposite
+    faces one at a time (``WHY=`` says which)."""
+
+    code = "BADSLOT"
+    text = "the rig refused to turn these faces together"
+    hint = "plan with the rig's own model (`cubebot rig-info` shows its limits)"
+
+
+class SequenceConflictError(RigFault):
+    """The rig already accepted a different frame under this sequence number: another host
+    is numbering frames on the same rig."""
+
+    code = "CONFLICT"
+    text = "the rig already ran another frame with this number"
+    hint = ("another program talks to the rig: close it (one host at a time), then "
+            "`cubebot rig-info` to see what the rig did")
+
+
+class RigBusyError(RigFault):
+    """A new job was refused because the rig still turns the moves of the last one."""
+
+    code = "BUSY"
+    text = "the rig is still turning the last job's moves"
+    hint = "wait for it to finish, or stop it with `cubebot stop`"
+
+
 _FAULTS: dict[str, type[RigFault]] = {
     cls.code: cls for cls in (StallError, EndStopError, QueueFullError, MissingMotorError,
-                              EmergencyStopError, RigStoppedError, NoJobError)
+                              EmergencyStopError, RigStoppedError, NoJobError,
+                              RefusedSlotError, SequenceConflictError, RigBusyError)
 }
 
 
@@ -159,8 +196,16 @@ def fault_error(code: str, fields: dict[str, str], where: str) -> RobotError:
     if cls is None:
         return ProtocolError(f"the rig refused {where}: {code} {detail}")
     extra = f" on face {fields['FACE']}" if "FACE" in fields else ""
+    if "WHY" in fields:
+        extra += f" ({_WHY.get(fields['WHY'], fields['WHY'].lower())})"
     hint = f"; {cls.hint}" if cls.hint else ""
     return cls(f"{cls.text}{extra} ({where}){hint}", detail)
+
+
+#: What a refusal's ``WHY=`` field means.
+_WHY = {"ADJACENT": "two faces that are not opposite", "SAME": "one face twice",
+        "MANY": "more than two turns", "SERIAL": "opposite faces turn one at a time here",
+        "INPUT": "the stop button is still pressed"}
 
 
 class OptionError(ValueError):

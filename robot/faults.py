@@ -12,6 +12,7 @@ from cubebot.robot.errors import OptionError
 import os
 import random
 import select
+import termios
 import threading
 import time
 import tty
@@ -41,7 +42,8 @@ class Faults:
     (host to rig only) or ``"to-host"``. ``stall_at`` and ``endstop_at``
     make the rig's n-th executed move (counting from 1) fail with that fault; ``boot_delay`` is
     the seconds a rig stays deaf after (re)booting; ``reset_on_open`` reboots the rig whenever
-    a host opens its in-process URL, as an Arduino Uno resets when its port opens.
+    a host's open raises the port's DTR line, as a stock Arduino Mega or Uno resets: at the
+    first open, and at every open after a close that dropped DTR (HUPCL left set).
 
     Raises (from the constructor):
         ValueError: a probability outside 0..1 or a negative time.
@@ -128,7 +130,9 @@ class FaultyLine:
 
     Bytes each way pass through a :class:`FaultyWire` (``faults.on("to-rig")`` and
     ``on("to-host")``), so a rig that runs elsewhere (the AVR firmware in simavr) meets the
-    same line faults as the simulated rig. :attr:`port` is the host's end.
+    same line faults as the simulated rig. :attr:`port` is the host's end. The cable carries
+    the DTR line too: the rig's end is open exactly while a host has the host's end open, and
+    closes with the host's HUPCL, so a rig that resets on open sees what the host did.
 
     Raises (from the constructor):
         OSError: the rig's pty cannot be opened.
@@ -138,24 +142,49 @@ class FaultyLine:
         rng = random.Random(seed)
         self._to_rig = FaultyWire(faults.on("to-rig"), random.Random(rng.random()))
         self._to_host = FaultyWire(faults.on("to-host"), random.Random(rng.random()))
-        self._rig = os.open(rig_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-        tty.setraw(self._rig)
+        self._rig_port = rig_port
+        self._rig: Optional[int] = None
         self._master, slave = os.openpty()
         tty.setraw(slave)
+        attributes = termios.tcgetattr(slave)
+        attributes[2] |= termios.HUPCL  # a USB serial device's default
+        termios.tcsetattr(slave, termios.TCSANOW, attributes)
         os.set_blocking(self._master, False)
         self.port = os.ttyname(slave)
-        self._slave = slave
+        os.close(slave)
+        self._poll = select.poll()
+        self._poll.register(self._master, select.POLLIN)
         self._running = True
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._serve, name="faulty-line", daemon=True)
         self._thread.start()
 
+    def _follow_host(self) -> None:
+        """Open the rig's end while a host has the host's end open (see the class doc)."""
+        host_open = not any(event & select.POLLHUP for _, event in self._poll.poll(0))
+        if host_open and self._rig is None:
+            self._rig = os.open(self._rig_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        elif not host_open and self._rig is not None:
+            hupcl = termios.tcgetattr(self._master)[2] & termios.HUPCL
+            attributes = termios.tcgetattr(self._rig)
+            attributes[2] = (attributes[2] & ~termios.HUPCL) | hupcl
+            termios.tcsetattr(self._rig, termios.TCSANOW, attributes)
+            os.close(self._rig)
+            self._rig = None
+            self._to_rig.clear()
+            self._to_host.clear()
+
     def _serve(self) -> None:
         while self._running:
             try:
-                readable, _, _ = select.select([self._rig, self._master], [], [], 0.002)
-            except (OSError, ValueError):
+                self._follow_host()
+                fds = [self._master] + ([self._rig] if self._rig is not None else [])
+                readable, _, _ = select.select(fds, [], [], 0.002)
+            except (OSError, ValueError, termios.error):
                 return
+            if self._rig is None:
+                time.sleep(0.001)  # no host: the host's end reads as hung up, always ready
+                continue
             now = time.monotonic() - self._t0
             for fd, wire in ((self._master, self._to_rig), (self._rig, self._to_host)):
                 if fd in readable:
@@ -175,7 +204,9 @@ class FaultyLine:
         """Stop the thread and close both ends."""
         self._running = False
         self._thread.join(timeout=2)
-        for fd in (self._rig, self._master, self._slave):
+        for fd in (self._rig, self._master):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:

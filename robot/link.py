@@ -8,7 +8,6 @@ into errors where it must: a lost port, an emergency-stop notice, a changed boot
 
 from __future__ import annotations
 
-import errno
 import logging
 import queue
 import threading
@@ -26,7 +25,10 @@ from cubebot.robot.errors import (
     RigResetError,
     RigTimeoutError,
 )
+from cubebot.robot.limits import RigLimits
+from cubebot.robot.ports import open_port
 from cubebot.robot.protocol import PROTOCOL_VERSION, Frame, FrameParser, encode
+from cubebot.robot.state import RigState
 
 __all__ = ["Link", "RigInfo"]
 
@@ -35,7 +37,10 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RigInfo:
-    """The rig's handshake: versions, boot id, geometry, queue depth and counters."""
+    """The rig's handshake: versions, boot id, geometry, queue depth, counters, why it last
+    reset (``reset_cause``: ``PWR``, ``EXT``, ``BOR``, ``WDT`` or ``NONE``), its limits, and
+    whether it reset as this host opened the port (``reset_on_open``: its boot banner came
+    during the handshake)."""
 
     protocol: int
     firmware: str
@@ -46,14 +51,18 @@ class RigInfo:
     queue_depth: int
     parallel_opposite: bool
     size: int
-    state: str
+    state: RigState
     next_seq: int
     done: int
+    reset_cause: str
+    limits: RigLimits
+    reset_on_open: bool = False
 
     @classmethod
-    def from_frames(cls, hello: Frame, rig: Frame) -> "RigInfo":
-        """Return the handshake the ``HELLO`` reply (versions, state, counters, boot id) and
-        the ``RIG`` reply (geometry, queue depth, cube size) carry together.
+    def from_frames(cls, hello: Frame, rig: Frame, limits: Frame,
+                    reset_on_open: bool = False) -> "RigInfo":
+        """Return the handshake the ``HELLO`` reply (versions, state, counters, boot id), the
+        ``RIG`` reply (geometry, queue depth, cube size) and the ``LIMITS`` reply carry.
 
         Raises:
             ProtocolError: a field is missing or malformed.
@@ -62,14 +71,18 @@ class RigInfo:
             return cls(hello.field_int("PROTO"), hello.fields["FW"], hello.fields["B"],
                        rig.fields["FACES"], rig.field_int("STEPS"), rig.field_int("MICRO"),
                        rig.field_int("QUEUE"), rig.fields.get("PAR") == "1",
-                       rig.field_int("SIZE"), hello.fields.get("STATE", "READY"),
-                       hello.field_int("N"), hello.field_int("D"))
+                       rig.field_int("SIZE"),
+                       RigState.from_wire(hello.fields.get("STATE", "READY")),
+                       hello.field_int("N"), hello.field_int("D"), hello.fields["RST"],
+                       RigLimits.from_frames(rig, limits), reset_on_open)
         except KeyError as err:
-            raise ProtocolError(f"handshake {hello} / {rig} lacks the field {err}") from err
+            raise ProtocolError(f"handshake {hello} / {rig} / {limits} lacks the field "
+                                f"{err}") from err
 
     def as_dict(self) -> dict[str, object]:
-        """Return the handshake as a JSON-ready dict."""
-        return dict(self.__dict__)
+        """Return the handshake as a JSON-ready dict (the state as its word, the limits as
+        ``limits``: ``max_speed`` in rev/s, ``acceleration`` in rev/s², times in seconds)."""
+        return {**self.__dict__, "state": self.state.value, "limits": self.limits.as_dict()}
 
 
 class RoundTrip:
@@ -105,10 +118,13 @@ class _FrameReader(serial.threaded.Protocol):
     def __init__(self, inbox: "queue.Queue[Union[Frame, _Lost]]") -> None:
         self._inbox = inbox
         self.parser = FrameParser()
+        #: When the last good frame arrived (``time.monotonic()``), 0.0 before the first.
+        self.heard_at = 0.0
 
     def data_received(self, data: bytes) -> None:
         """Queue the checked frames that ``data`` completes."""
         for frame in self.parser.feed(data):
+            self.heard_at = time.monotonic()
             self._inbox.put(frame)
 
     def connection_lost(self, exc: Optional[BaseException]) -> None:
@@ -142,23 +158,8 @@ class _Reader(serial.threaded.ReaderThread):
         protocol.connection_lost(error)
 
 
-def open_error(url: str, err: BaseException) -> RigConnectionError:
-    """Return the connection error for a port that would not open, saying how to fix it."""
-    code = getattr(err, "errno", None)
-    if code == errno.EACCES:
-        text = (f"permission denied opening {url}: add your user to the group that owns the "
-                f"device (see `ls -l {url}`; usually dialout: `sudo usermod -aG dialout "
-                "$USER`), then log out and back in")
-    elif code == errno.ENOENT:
-        text = (f"no such port {url}: is the rig plugged in? "
-                "`python -m serial.tools.list_ports` lists the ports")
-    elif code == errno.EBUSY:
-        text = f"port {url} is busy: another program has it open"
-    else:
-        text = f"could not open {url}: {err}"
-    return RigConnectionError(text)
-
-
+#: Seconds since the last good frame during which the rig counts as heard (queries not backed off).
+_HEARD_LATELY = 1.0
 #: Good version-2 frames that name a rig with older firmware before a query's deadline (one
 #: alone could be line damage that happens to fit the old check).
 _OLD_FRAMES_ENOUGH = 3
@@ -168,13 +169,15 @@ class Link:
     """An open port to a rig (see the module doc).
 
     ``timeout`` is the longest wait before a query is asked again; ``boot_id``, once set, is
-    the boot id every answer must carry.
+    the boot id every answer must carry. The port is opened exclusively where the OS allows
+    it, with DTR kept up when it closes (:func:`~cubebot.robot.ports.open_port`); ``banner``
+    is the rig's last boot banner heard (``$H BOOT ...``), if any.
 
     Raises (from the constructor):
         RigConnectionError: the port cannot be opened (the message says how to fix it).
     """
 
-    def __init__(self, url: str, baudrate: int = 115200, timeout: float = 0.25,
+    def __init__(self, url: str, baudrate: int = 250000, timeout: float = 0.25,
                  boot_id: Optional[str] = None) -> None:
         self.url = url
         self.timeout = timeout
@@ -185,13 +188,8 @@ class Link:
         self._inbox: "queue.Queue[Union[Frame, _Lost]]" = queue.Queue()
         self._lock = threading.Lock()
         self._query_id = 0
-        try:
-            self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05,
-                                               write_timeout=2.0)
-        except serial.SerialException as err:
-            raise open_error(url, err) from err
-        except ValueError as err:
-            raise RigConnectionError(f"cannot open {url!r}: {err}") from err
+        self.banner: Optional[Frame] = None
+        self._port = open_port(url, baudrate, 0.05)
         self._reader = _Reader(self._port, lambda: _FrameReader(self._inbox))
         self._reader.start()
         self._reader.connect()
@@ -253,6 +251,16 @@ class Link:
                                          "discarded. Check the rig, then call clear()",
                                          item.fields)
             boot = item.fields.get("B")
+            if item.kind == "H":
+                self.banner = item
+                log.info("the rig at %s booted (%s), boot id %s", self.url,
+                         item.fields.get("RST", "?"), boot)
+                if self.boot_id is not None and boot != self.boot_id:
+                    raise RigResetError(
+                        f"the rig reset (boot id {self.boot_id} -> {boot}, cause "
+                        f"{item.fields.get('RST', '?')}) and lost its queue: the cube's "
+                        "position is unknown. Re-scan the cube and solve again")
+                return item
             if self.boot_id is None or boot is None or boot == self.boot_id:
                 self._new_boot = None
                 return item
@@ -286,8 +294,9 @@ class Link:
     def query(self, word: str, deadline: float) -> Frame:
         """Return the rig's answer to a query, asked again until ``deadline``.
 
-        The first copies go out a few measured round trips apart and later ones further apart
-        (back-off, at most ``timeout``), so a noisy line gets many quick chances and a board
+        Copies go out a few measured round trips apart while the rig is heard (any good frame
+        in the last second: its answers are being damaged, so many quick chances win), and
+        further apart the longer it is silent (back-off, at most ``timeout``), so a board
         still booting is not flooded; an answer to any copy counts (each copy has its own
         number, so every answer also measures the round trip).
 
@@ -298,14 +307,18 @@ class Link:
             RigConnectionError, EmergencyStopError, RigResetError: see :meth:`next_frame`.
         """
         asked: dict[str, float] = {}  # query number -> when asked
+        unheard = 0  # copies sent since the rig was last heard
         while time.monotonic() < deadline or not asked:
             if self._old_frames() >= _OLD_FRAMES_ENOUGH:
                 raise self._old_protocol()
-            interval = self.round_trip.timer(self.timeout, len(asked) // 16)
+            unheard = 0 if time.monotonic() - self._heard_at() < _HEARD_LATELY else unheard + 1
+            interval = self.round_trip.timer(self.timeout, unheard // 16)
             asked[self.ask(word)[1:]] = time.monotonic()
             until = min(deadline, time.monotonic() + interval)
             while (left := until - time.monotonic()) > 0:
                 frame = self.next_frame(left)
+                if frame is not None and frame.kind == "H":
+                    break  # the rig has just booted: ask again now, not after the back-off
                 if frame is None or frame.kind != "R" or frame.tag[1:] not in asked:
                     continue
                 if frame.word == "ERR":
@@ -320,6 +333,10 @@ class Link:
     def _old_frames(self) -> int:
         reader = self._reader.protocol
         return reader.parser.old_frames if isinstance(reader, _FrameReader) else 0
+
+    def _heard_at(self) -> float:
+        reader = self._reader.protocol
+        return reader.heard_at if isinstance(reader, _FrameReader) else 0.0
 
     def _old_protocol(self) -> ProtocolError:
         return ProtocolError(

@@ -2,10 +2,11 @@
 
 A frame is ``$TAG WORD FIELD...*CRC\\n``. The host's ``TAG`` is ``S<n>`` for a sequenced command
 (a move: executed exactly once) or ``Q<n>`` for a query (safe to repeat); the rig answers them
-as ``A<n>`` and ``R<n>``, and sends ``N`` for a resend request and ``E`` for an emergency-stop
-notice; ``CRC`` is the CRC-32 of zlib and Ethernet (:func:`binascii.crc32`) of the bytes
-between ``$`` and ``*``, as eight upper-case hex digits (protocol version 3; version 2's CRC-16
-let about one damaged frame in 65,536 through once a byte was lost or doubled). Frames hold
+as ``A<n>`` and ``R<n>``, and sends ``N`` for a resend request, ``E`` for an emergency-stop
+notice and ``H`` for its boot banner; ``CRC`` is the CRC-32 of zlib and Ethernet
+(:func:`binascii.crc32`) of the bytes between ``$`` and ``*``, as eight upper-case hex digits
+(since protocol version 3; version 2's CRC-16 let about one damaged frame in 65,536 through
+once a byte was lost or doubled). Frames hold
 only the bytes of :data:`FRAME_ALPHABET`; the emergency stop is the single byte :data:`ESTOP`,
 which differs from every frame byte in at least two bits, so a one-bit error inside a frame can
 never fake it.
@@ -30,7 +31,7 @@ __all__ = [
     "seq_after",
 ]
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 #: The emergency-stop byte, sent outside frames (never a frame byte, nor one bit away from one).
 ESTOP = 0x9B
 #: Sequence numbers run 0..65535 and wrap (serial number arithmetic).
@@ -55,17 +56,19 @@ class Frame:
     """One decoded frame: a tag (``S12``, ``Q3``, ``A12``, ``R3``, ``N``, ``E``), word, fields.
 
     ``args`` are the bare words after ``word`` (e.g. the moves of ``MOVE R L'``), ``fields``
-    the ``KEY=VALUE`` pairs.
+    the ``KEY=VALUE`` pairs; ``check`` is the CRC the frame arrived with (0 for a frame made
+    here), which a rig's replay cache keeps beside each answer: a repeat must match it.
     """
 
     tag: str
     word: str
     args: tuple[str, ...] = ()
     fields: dict[str, str] = field(default_factory=dict)
+    check: int = field(default=0, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
-        """Return the tag's letter: ``S``, ``Q`` (host), ``A``, ``R``, ``N`` or ``E`` (rig)."""
+        """Return the tag's letter: ``S``, ``Q`` (host), ``A``, ``R``, ``N``, ``E``, ``H`` (rig)."""
         return self.tag[:1]
 
     @property
@@ -105,8 +108,9 @@ def encode(frame: Frame) -> bytes:
     return b"$" + body + b"*" + b"%08X" % binascii.crc32(body) + b"\n"
 
 
-def decode(body: bytes) -> Frame:
-    """Return the frame whose checked body (between ``$`` and ``*``) is ``body``.
+def decode(body: bytes, check: int = 0) -> Frame:
+    """Return the frame whose checked body (between ``$`` and ``*``) is ``body``; ``check`` is
+    the CRC it came with.
 
     Raises:
         ProtocolError: fewer than two words, a malformed tag, a field name that is not
@@ -114,7 +118,7 @@ def decode(body: bytes) -> Frame:
             four hex digits.
     """
     words = body.decode("ascii").split(" ")
-    if len(words) < 2 or not words[0] or words[0][0] not in "SQARNE":
+    if len(words) < 2 or not words[0] or words[0][0] not in TAG_LETTERS:
         raise ProtocolError(f"malformed frame {body!r}")
     if words[0][0] in "SQAR" and not words[0][1:].isdigit():
         raise ProtocolError(f"malformed tag in frame {body!r}")
@@ -131,11 +135,14 @@ def decode(body: bytes) -> Frame:
         # a boot id is always four hex digits: anything else is line damage the CRC missed,
         # and must not pass for a reset rig
         raise ProtocolError(f"malformed boot id in frame {body!r}")
-    return Frame(words[0], words[1], args, fields)
+    return Frame(words[0], words[1], args, fields, check)
 
 
+#: The letters a tag starts with: host's S and Q, rig's A, R, N, E and H.
+TAG_LETTERS = "SQARNEH"
 #: Fields that always hold a whole number.
-_NUMERIC_FIELDS = frozenset({"N", "D", "L", "JD", "JT", "QUEUE", "STEPS", "MICRO", "PAR", "SIZE"})
+_NUMERIC_FIELDS = frozenset({"N", "D", "L", "JD", "JT", "QUEUE", "STEPS", "MICRO", "PAR", "SIZE",
+                             "VMAX", "ACC", "IDLE", "RATE", "SETTLE"})
 
 
 def _is_hex(text: str, digits: int) -> bool:
@@ -147,9 +154,10 @@ class FrameParser:
     """Turns a byte stream into checked frames, resynchronising on ``$`` after line noise.
 
     ``feed`` returns the frames completed by the new bytes; frames with a bad checksum or
-    stray bytes are counted in ``bad_frames`` and dropped, ``old_frames`` counts those among
-    them that are good frames of protocol version 2 (a rig with older firmware), and ``estops``
-    counts emergency-stop bytes seen anywhere.
+    stray bytes are counted in ``bad_frames`` and dropped (no more than :data:`MAX_FRAME`
+    bytes of a frame are ever kept, however long the line goes without a newline),
+    ``old_frames`` counts those among them that are good frames of protocol version 2 (a rig
+    with older firmware), and ``estops`` counts emergency-stop bytes seen anywhere.
     """
 
     def __init__(self) -> None:
@@ -184,7 +192,8 @@ class FrameParser:
                     frames.append(frame)
                 continue
             if byte not in FRAME_ALPHABET or len(self._buffer) >= MAX_FRAME:
-                self._damaged = True
+                self._damaged = True  # and nothing more is kept: the frame is lost anyway
+                continue
             self._buffer.append(byte)
         return frames
 
@@ -203,7 +212,7 @@ class FrameParser:
             self.old_frames += _checked_body(raw, 4, _crc16) is not None
             return None
         try:
-            return decode(body)
+            return decode(body, binascii.crc32(body))
         except (ValueError, ProtocolError):
             return None
 

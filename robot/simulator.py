@@ -4,7 +4,15 @@
 a pty (``sim.port`` is its ``/dev/pts/N`` path, opened by the host like any serial device) and
 behind the in-process URL ``sim.url`` (``rigsim://NAME``, served by the pyserial handler in
 :mod:`cubebot.robot.urlhandler.protocol_rigsim`). Both transports pass through the same
-:class:`FaultyWire` pair, and the rig can be unplugged, plugged back and reset on demand.
+:class:`FaultyWire` pair, and the rig can be unplugged, plugged back, reset and stopped by its
+button on demand.
+
+The cable's DTR line is modelled as a USB serial board sees it: down until a host opens the
+port, up while one has it open, and down again after the last close unless that host cleared
+HUPCL (on the pty the sim reads the host's own termios; ``rigsim://`` ports have a ``hupcl``
+attribute). With ``Faults(reset_on_open=True)`` the rig resets whenever DTR goes up, as a stock
+Arduino Mega does through its auto-reset capacitor; bytes sent while it boots are lost, and
+nothing it says reaches a closed port.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import logging
 import os
 import random
 import select
+import termios
 import threading
 import time
 import tty
@@ -23,7 +32,7 @@ from types import TracebackType
 from typing import Optional, Union
 
 from cubebot.robot.faults import Faults, FaultyWire
-from cubebot.robot.firmware import ExecutedSlot, Firmware
+from cubebot.robot.simfirmware import ExecutedSlot, Firmware
 from cubebot.robot.model import RigModel
 
 __all__ = ["SimulatedRig", "find_simulated_rig"]
@@ -52,6 +61,8 @@ class HostLink:
         self._ready = threading.Condition()
         self._cancel = False
         self.connected = True
+        #: Whether closing this end drops DTR (a serial device's default; a host clears it).
+        self.hupcl = True
 
     def write(self, data: bytes) -> None:
         """Send ``data`` to the rig."""
@@ -98,9 +109,11 @@ class SimulatedRig:
     """A rig's firmware served in a background thread (see the module doc).
 
     ``size`` and ``facelets`` give the cube held by the rig (solved by default); ``model`` a
-    rig model or built-in name; ``faults`` the line and motor faults; ``seed`` makes faults and
-    boot ids repeatable; ``time_scale`` multiplies motor times (0 = instant); ``use_pty=False``
-    serves the URL handler only.
+    rig model or built-in name; ``faults`` the line and motor faults (and ``reset_on_open``);
+    ``seed`` makes faults and boot ids repeatable; ``time_scale`` multiplies motor times
+    (0 = instant); ``idle_off`` the seconds its drivers stay on after a move; ``use_pty=False``
+    serves the URL handler only; ``firmware`` the class of firmware to run (a test's
+    deliberately broken one, for instance).
 
     Raises (from the constructor):
         ValueError: bad size, facelets, model or fault rates.
@@ -109,13 +122,14 @@ class SimulatedRig:
     def __init__(self, size: int = 3, facelets: Optional[str] = None,
                  model: Union[str, RigModel] = "six-motor", faults: Faults = Faults(), *,
                  seed: Optional[int] = None, queue_depth: int = 8, time_scale: float = 1.0,
-                 use_pty: bool = True) -> None:
+                 idle_off: float = 0.5, use_pty: bool = True,
+                 firmware: type[Firmware] = Firmware) -> None:
         self.model = model if isinstance(model, RigModel) else RigModel.load(model)
         self.faults = faults
         rng = random.Random(seed)
-        self.firmware = Firmware(self.model, size, facelets, queue_depth=queue_depth,
+        self.firmware = firmware(self.model, size, facelets, queue_depth=queue_depth,
                                  faults=faults, rng=random.Random(rng.random()),
-                                 time_scale=time_scale)
+                                 time_scale=time_scale, idle_off=idle_off)
         self._to_rig = FaultyWire(faults.on("to-rig"), random.Random(rng.random()))
         self._to_host = FaultyWire(faults.on("to-host"), random.Random(rng.random()))
         self.name = f"sim{next(_NAMES)}"
@@ -124,9 +138,11 @@ class SimulatedRig:
         self._links: list[HostLink] = []
         self._pending = bytearray()
         self._master: Optional[int] = None
-        self._slave: Optional[int] = None
         self._port = ""
         self._plugged = False
+        self._dtr = False  # the board's DTR line: up while a host holds the port (see above)
+        self._pty_open = False  # a host has the pty open
+        self.resets_on_open = 0  # resets the DTR line caused
         self._running = False
         self._thread: Optional[threading.Thread] = None
         self._wake_r, self._wake_w = -1, -1
@@ -148,6 +164,8 @@ class SimulatedRig:
             return self
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
+        with self._lock:  # what it says at power-on, with no host there, is lost
+            self.firmware.take_output(self._now())
         self._running = True
         self.plug()
         _REGISTRY[self.name] = self
@@ -212,13 +230,14 @@ class SimulatedRig:
     # -- faults on demand -------------------------------------------------------------------
 
     def unplug(self) -> None:
-        """Pull the cable: close the pty, disconnect in-process hosts, lose bytes in flight."""
+        """Pull the cable: close the pty, disconnect in-process hosts, lose bytes in flight
+        (DTR drops: a board that resets on open resets at the next open)."""
         with self._lock:
             self._plugged = False
-            for fd in (self._master, self._slave):
-                if fd is not None:
-                    os.close(fd)
-            self._master = self._slave = None
+            self._dtr = self._pty_open = False
+            if self._master is not None:
+                os.close(self._master)
+            self._master = None
             for link in self._links:
                 link.disconnect()
             self._links.clear()
@@ -233,10 +252,15 @@ class SimulatedRig:
             if self._plugged:
                 return
             if self._use_pty:
-                self._master, self._slave = os.openpty()
-                tty.setraw(self._slave)
+                self._master, slave = os.openpty()
+                tty.setraw(slave)
+                # a USB serial device drops DTR on its last close unless a host says otherwise
+                attributes = termios.tcgetattr(slave)
+                attributes[2] |= termios.HUPCL
+                termios.tcsetattr(slave, termios.TCSANOW, attributes)
                 os.set_blocking(self._master, False)
-                self._port = os.ttyname(self._slave)
+                self._port = os.ttyname(slave)
+                os.close(slave)  # the sim holds only the master: it sees when a host opens
             self._plugged = True
         self._poke()
 
@@ -246,10 +270,41 @@ class SimulatedRig:
         self.plug()
         return self._port
 
-    def reset(self) -> None:
-        """Reset the rig as a power glitch would: new boot id, queue and counters lost."""
+    def reset(self, cause: str = "BOR") -> None:
+        """Reset the rig (by default as a power glitch would: a brown-out): new boot id, queue
+        and counters lost."""
         with self._lock:
-            self.firmware.boot(self._now())
+            self.firmware.boot(self._now(), cause)
+
+    def press_stop(self) -> None:
+        """Press the rig's stop button (an emergency stop; ``CLEAR`` waits for the release)."""
+        with self._lock:
+            self.firmware.press_stop(self._now())
+        self._poke()
+
+    def release_stop(self) -> None:
+        """Release the rig's stop button."""
+        with self._lock:
+            self.firmware.release_stop()
+
+    @property
+    def dtr(self) -> bool:
+        """Return whether the DTR line is up (a host has the port open, or closed it keeping
+        DTR up)."""
+        return self._dtr
+
+    def _dtr_up(self) -> None:
+        """A host opened the port: DTR goes up, and resets the rig if it was down."""
+        if not self._dtr and self.faults.reset_on_open:
+            self.resets_on_open += 1
+            log.info("simulated rig %s: DTR rose on open: resetting", self.name)
+            self.firmware.boot(self._now(), "EXT")
+        self._dtr = True
+
+    def _host_closed(self, hupcl: bool) -> None:
+        """The last host closed the port: DTR drops if it left HUPCL set."""
+        if hupcl:
+            self._dtr = False
 
     # -- the in-process transport ------------------------------------------------------------
 
@@ -262,8 +317,7 @@ class SimulatedRig:
         with self._lock:
             if not (self._running and self._plugged):
                 raise ConnectionError(f"simulated rig {self.name} is unplugged")
-            if self.faults.reset_on_open:
-                self.firmware.boot(self._now())
+            self._dtr_up()
             link = HostLink(self)
             self._links.append(link)
             return link
@@ -273,6 +327,8 @@ class SimulatedRig:
         with self._lock:
             if link in self._links:
                 self._links.remove(link)
+                if not self._links and not self._pty_open:
+                    self._host_closed(link.hupcl)
 
     def _from_link(self, data: bytes) -> None:
         with self._lock:
@@ -304,7 +360,7 @@ class SimulatedRig:
             incoming = bytearray()
             if self._wake_r in readable:
                 os.read(self._wake_r, 4096)
-            if master is not None and master in readable:
+            if master is not None:
                 with self._lock:  # unplug() may have closed it (and the number been reused)
                     data = self._read_pty(master) if master == self._master else b""
                 if data is None:
@@ -314,15 +370,24 @@ class SimulatedRig:
             self._step(bytes(incoming))
 
     def _read_pty(self, master: int) -> Optional[bytes]:
-        """Return the bytes the host wrote, or None when no host has the pty open."""
+        """Return the bytes the host wrote, or None when no host has the pty open; follow the
+        host's opens and closes on the DTR line (called with the lock held)."""
         try:
-            return os.read(master, 4096)
+            data = os.read(master, 4096)
         except BlockingIOError:
-            return b""
+            data = b""
         except OSError as err:
             if err.errno not in (errno.EIO, errno.EBADF):
                 log.warning("pty read failed: %s", err)
+            if self._pty_open:  # the last host closed: its HUPCL says what DTR does
+                self._pty_open = False
+                if not self._links:
+                    self._host_closed(bool(termios.tcgetattr(master)[2] & termios.HUPCL))
             return None
+        if not self._pty_open:  # a host opened it (perhaps writing before we looked)
+            self._pty_open = True
+            self._dtr_up()
+        return data
 
     def _step(self, incoming: bytes) -> None:
         with self._lock:
@@ -333,14 +398,14 @@ class SimulatedRig:
                 self._to_rig.send(incoming, now)
             arriving = self._to_rig.receive(now)
             answer = self.firmware.receive(arriving, now) if arriving else b""
-            self.firmware.tick(now)
+            answer += self.firmware.take_output(now)
             self._to_host.send(answer, now)
             outgoing = self._to_host.receive(now)
             if not outgoing or not self._plugged:
                 return
             for link in self._links:
                 link.deliver(outgoing)
-            if self._master is not None:
+            if self._master is not None and self._pty_open:  # a closed port hears nothing
                 try:
                     os.write(self._master, outgoing)
                 except OSError:

@@ -49,6 +49,7 @@ COMMANDS: dict[str, Command] = {
     "stream": Command("robot", "send moves to a rig and report how it went"),
     "rig-info": Command("robot", "print a rig's handshake, state, job and cube"),
     "stop": Command("robot", "stop a rig after the turn in progress (or at once: --estop)"),
+    "rig-check": Command("robot", "check that a rig speaks the wire protocol (conformance)"),
     "demo": Command("run",
                     "the whole pipeline on a virtual cube, synthetic camera and simulated rig"),
     "run": Command("run", "scan, solve and turn a real cube on a rig"),

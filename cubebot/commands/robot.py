@@ -1,15 +1,17 @@
-"""``cubebot rig-sim | stream | stop | rig-info``: the simulated rig and the serial link from the
-shell."""
+"""``cubebot rig-sim | stream | stop | rig-info | rig-check``: the simulated rigs and the serial
+link from the shell."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
 import threading
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Iterator, Optional
 
 from cubebot.commands import UsageError, summary
 from cubebot.commands.stopping import (
@@ -21,35 +23,52 @@ from cubebot.commands.stopping import (
     stopped_message,
 )
 from cubebot.robot import (
+    EmergencyStopError,
     Faults,
+    JobStatus,
+    PortBusyError,
     ProtocolError,
     Rig,
     RigStoppedError,
     RobotError,
     SimulatedRig,
+    StreamProgress,
     builtin_models,
 )
+from cubebot.robot.ports import ask_holder, send_estop_now
 from cubebot.solver import format_moves, parse_moves
 from cubebot.solver.progress import Progress
 
 __all__ = ["register"]
 
 
+#: The serial speed of the rig firmware (0 % error at 16 MHz; 115200 is 2.1 % off there).
+DEFAULT_BAUD = 250000
+#: Seconds a board that resets on open stays deaf (a stock Mega's bootloader, roughly).
+RESET_BOOT_DELAY = 0.5
+
 
 def _rig_sim(args: argparse.Namespace) -> int:
+    boot_delay = args.boot_delay
+    if boot_delay is None:
+        boot_delay = RESET_BOOT_DELAY if args.reset_on_open else 0.0
     faults = Faults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
-                    delay=args.delay)
-    # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
+                    delay=args.delay, reset_on_open=args.reset_on_open, boot_delay=boot_delay)
     if args.trace and not args.avr:
         raise UsageError("--trace goes with --avr: the Python rig keeps its own record")
+    # Ctrl-C (and a polite kill) end the simulator cleanly, even when started in the background
     with interrupts_raise():
         if args.avr:
             return _serve_avr(args, faults)
         with SimulatedRig(size=args.size, facelets=args.facelets, model=args.rig, faults=faults,
-                          seed=args.seed, time_scale=args.time_scale) as sim:
+                          seed=args.seed, time_scale=args.time_scale,
+                          idle_off=args.idle_off) as sim:
             print(sim.port, flush=True)
+            resets = " It resets whenever its port opens with DTR down." \
+                if args.reset_on_open else ""
             print(f"simulated {sim.model.name} rig holding a {args.size}x{args.size} cube; "
-                  f"boot id {sim.boot_id}. Ctrl-C stops it.", file=sys.stderr, flush=True)
+                  f"boot id {sim.boot_id}.{resets} Ctrl-C stops it.", file=sys.stderr,
+                  flush=True)
             _wait_for_ctrl_c("simulated rig stopped")
     return 0
 
@@ -59,11 +78,13 @@ def _serve_avr(args: argparse.Namespace, faults: Faults) -> int:
 
     if args.facelets or args.time_scale != 1.0 or args.rig != "six-motor":
         raise UsageError("--avr runs the real firmware: it has no --facelets, --time-scale or "
-                         "--rig (its geometry is in robot/firmware/avr/rig.h)")
+                         "--rig (its geometry is in robot/firmware/avr/config.h)")
     with AvrRig(cube_size=args.size, faults=faults, seed=args.seed, trace=args.trace) as avr:
         print(avr.port, flush=True)
-        print(f"the AVR firmware (ATmega2560) in simavr at real time; STEP pulses traced to "
-              f"{avr.trace_path}. Ctrl-C stops it.", file=sys.stderr, flush=True)
+        resets = " It resets whenever its port opens with DTR down." \
+            if faults.reset_on_open else ""
+        print(f"the AVR firmware (ATmega2560) in simavr at real time; pins traced to "
+              f"{avr.trace_path}.{resets} Ctrl-C stops it.", file=sys.stderr, flush=True)
         _wait_for_ctrl_c("AVR rig stopped")
     return 0
 
@@ -82,19 +103,22 @@ def _resume_command(moves: str, port: str) -> str:
 def _stream(args: argparse.Namespace) -> int:
     moves = parse_moves(args.moves)
     text = format_moves(moves)
-    with interrupts_raise(), Rig(args.port, model=args.rig, timeout=args.timeout) as rig:
+    with interrupts_raise(), Rig(args.port, model=args.rig, timeout=args.timeout,
+                                 baudrate=args.baud) as rig:
         planned = rig.plan(moves)
         try:
             with Progress(f"streaming {len(moves)} moves", max(len(moves), 1)) as bar:
-                def progress(done: int, total: int) -> None:
-                    bar.update(done - bar.done)
+                def progress(now: StreamProgress) -> None:
+                    bar.update(now.moves_done - bar.done)  # turned, as the rig counts them
                 if args.resume:
-                    report = rig.resume_job(planned.moves, progress=progress)
+                    report = rig.resume(planned.moves, progress=progress)
                 else:
                     report = rig.stream(planned.moves, progress=progress)
-        except (KeyboardInterrupt, RigStoppedError) as stop:
+        except (KeyboardInterrupt, RigStoppedError, EmergencyStopError) as stop:
             if isinstance(stop, RigStoppedError):  # stopped from elsewhere (cubebot stop)
                 status, estopped = rig.job(), False
+            elif isinstance(stop, EmergencyStopError):  # the stop button, or stop --estop
+                status, estopped = stop_rig_after_estop(rig), True
             else:
                 try:
                     status, estopped = stop_rig(rig)
@@ -130,13 +154,22 @@ def _rig_cube(rig: Rig) -> Optional[str]:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    with interrupts_raise(), Rig(args.port) as rig:
+    if args.estop:
+        send_estop_now(args.port, args.baud)  # first of all: the rig may be mid-turn
+    request = "estop" if args.estop else "clear" if args.clear else "stop"
+    answer = ask_holder(args.port, request)
+    if answer is not None:  # another program streams to it: it stops, and tells how far
+        if "error" in answer:
+            raise RobotError(f"the program holding {args.port} could not {request} the rig: "
+                             f"{answer['error']}")
+        print(_held_job_message(answer, request, args.port))
+        return 0
+    with interrupts_raise(), _open_when_free(args.port, args.baud) as rig:
         if args.clear:
             rig.clear()
-            print(f"cleared: the rig is {rig.job().word}")
+            print(f"cleared: the rig is {rig.job().state}")
             return 0
         if args.estop:
-            rig.estop()
             status, estopped = stop_rig_after_estop(rig), True
         else:
             status, estopped = stop_rig(rig)
@@ -145,12 +178,54 @@ def _stop(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _open_when_free(port: str, baudrate: int, wait: float = 5.0) -> Iterator[Rig]:
+    """Yield the rig at ``port`` opened (closing it after), waiting up to ``wait`` seconds for
+    a program that is letting go of it (a stream ending as it is stopped).
+
+    Raises:
+        PortBusyError: it is still held after ``wait`` seconds.
+        RobotError: as for :meth:`Rig.open`.
+    """
+    deadline = time.monotonic() + wait
+    rig = Rig(port, baudrate=baudrate)
+    while True:
+        try:
+            rig.open()
+            break
+        except PortBusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    try:
+        yield rig
+    finally:
+        rig.close()
+
+
+def _held_job_message(answer: dict[str, Any], request: str, port: str) -> str:
+    """Return what to print after the program holding ``port`` did ``request``."""
+    status = JobStatus.from_dict(answer["job"])
+    if request == "clear":
+        return f"cleared: the rig is {status.state}"
+    return stopped_message(status, request == "estop",
+                           f"cubebot stream MOVES --port {shlex.quote(port)} --resume "
+                           "(the same moves, once the streaming program has ended)")
+
+
 def _rig_info(args: argparse.Namespace) -> int:
-    with interrupts_raise(), Rig(args.port) as rig:
-        assert rig.info is not None
-        info: dict[str, object] = rig.info.as_dict()
-        info.update(rig.job().as_dict())
-        info["facelets"] = _rig_cube(rig)
+    try:
+        with interrupts_raise(), Rig(args.port, baudrate=args.baud) as rig:
+            assert rig.info is not None
+            info: dict[str, object] = rig.info.as_dict()
+            info.update(rig.job().as_dict())
+            info["facelets"] = _rig_cube(rig)
+    except PortBusyError as busy:
+        # another program streams to it: its own account, without touching the rig
+        held = ask_holder(args.port, "status")
+        if held is None:
+            raise
+        info = {"busy": str(busy), **held}
     if args.json:
         print(json.dumps(info))
     else:
@@ -160,6 +235,28 @@ def _rig_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rig_check(args: argparse.Namespace) -> int:
+    from cubebot.robot.conformance import run_checks
+
+    with interrupts_raise():
+        result = run_checks(args.port, baudrate=args.baud,
+                            progress=None if args.json else _print_check)
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        passed = sum(check.passed for check in result.checks)
+        print(f"{passed} of {len(result.checks)} checks passed"
+              + ("" if result.passed else ": the rig does not speak docs/protocol.md"))
+    return 0 if result.passed else 1
+
+
+def _print_check(check: Any) -> None:
+    mark = "pass" if check.passed else "FAIL"
+    print(f"{mark}  {check.name:<34} §{check.section}" + ("" if check.passed
+                                                         else f"\n      {check.detail}"),
+          flush=True)
+
+
 def _probability(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -167,8 +264,15 @@ def _probability(text: str) -> float:
     return value
 
 
+def _port_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", required=True,
+                   help="port URL: /dev/ttyACM0, COM3, socket://host:port, the rig-sim device")
+    p.add_argument("--baud", type=int, default=DEFAULT_BAUD,
+                   help=f"serial speed (default {DEFAULT_BAUD}, the firmware's)")
+
+
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
-    """Add rig-sim, stream and rig-info to the command line."""
+    """Add rig-sim, stream, stop, rig-info and rig-check to the command line."""
     rigs = ", ".join(builtin_models())
     p = commands.add_parser(
         "rig-sim", help=summary("rig-sim"),
@@ -186,20 +290,29 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--seed", type=int, help="random seed for faults and boot ids")
     p.add_argument("--time-scale", type=float, default=1.0,
                    help="multiply motor times by this (0 turns instantly; default real speed)")
+    p.add_argument("--reset-on-open", action="store_true",
+                   help="reset the rig whenever its port is opened with DTR down, as a stock "
+                        "Arduino Mega does (the first open, and any after a close that "
+                        "dropped DTR)")
+    p.add_argument("--boot-delay", type=float, default=None, metavar="SECONDS",
+                   help="seconds the rig is deaf after a reset (default "
+                        f"{RESET_BOOT_DELAY} with --reset-on-open, else 0)")
+    p.add_argument("--idle-off", type=float, default=0.5, metavar="SECONDS",
+                   help="Python rig: seconds its drivers stay powered after a move (0.5)")
     p.add_argument("--avr", action="store_true",
                    help="run the real C firmware for the ATmega2560 in simavr instead "
                         "(needs gcc-avr, avr-libc, libsimavr-dev)")
     p.add_argument("--trace", type=Path, metavar="FILE",
-                   help="with --avr: write the STEP/DIR pin trace here (JSON lines)")
+                   help="with --avr: write the pin trace (STEP/DIR movements, ENABLE) here")
     p.set_defaults(func=_rig_sim)
 
     p = commands.add_parser("stream", help=summary("stream"),
                             description="Stream moves to the rig at --port exactly once.")
     p.add_argument("moves", help="moves in any accepted notation, e.g. \"R U R' U'\"")
-    p.add_argument("--port", required=True,
-                   help="port URL: /dev/ttyACM0, COM3, socket://host:port, the rig-sim device")
+    _port_options(p)
     p.add_argument("--rig", default=None,
-                   help=f"rig model ({rigs} or a JSON file); default: chosen from the handshake")
+                   help=f"rig model ({rigs} or a JSON file); default: the rig's own geometry "
+                        "and limits, from its handshake")
     p.add_argument("--timeout", type=float, default=0.25,
                    help="seconds before an unanswered frame is sent again (at most)")
     p.add_argument("--resume", action="store_true",
@@ -210,18 +323,32 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p = commands.add_parser(
         "stop", help=summary("stop"),
         description="Ask the rig at --port to stop after the turn in progress and print how "
-                    "far its job got (works while another terminal streams to it).")
-    p.add_argument("--port", required=True, help="port URL, as for stream")
+                    "far its job got. When another program streams to it, that program is "
+                    "asked to stop it (the port is not reopened, so the board does not reset).")
+    _port_options(p)
     action = p.add_mutually_exclusive_group()
     action.add_argument("--estop", action="store_true",
-                        help="emergency stop: motors stop at once, mid-turn")
+                        help="emergency stop: the stop byte is written the moment the port "
+                             "opens; motors stop at once, mid-turn")
     action.add_argument("--clear", action="store_true",
                         help="clear a stop, emergency stop or fault so the rig moves again")
     p.set_defaults(func=_stop)
 
     p = commands.add_parser("rig-info", help=summary("rig-info"),
-                            description="Open --port, greet the rig and print its handshake, its state "
-                                        "(idle, moving, stopped, estop), its job and its cube.")
-    p.add_argument("--port", required=True, help="port URL, as for stream")
+                            description="Open --port, greet the rig and print its handshake, "
+                                        "limits, state (idle, moving, stopped, estop), job and "
+                                        "cube; for a port another program holds, what that "
+                                        "program is doing.")
+    _port_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_rig_info)
+
+    p = commands.add_parser(
+        "rig-check", help=summary("rig-check"),
+        description="Run the protocol conformance suite against the rig at --port: each check "
+                    "names the section of docs/protocol.md it tests. The rig turns faces "
+                    "(each turn is undone) and is emergency-stopped once while idle. Exits 0 "
+                    "only when every check passes.")
+    _port_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_rig_check)

@@ -29,6 +29,8 @@ class Serial(SerialBase):
         self._link: Optional[HostLink] = None
         self._own_rig: Optional[SimulatedRig] = None
         self._cancelled = False
+        #: Whether closing the port drops DTR (as termios' HUPCL on a serial device).
+        self.hupcl = True
         super().__init__(*args, **kwargs)
 
     def open(self) -> None:
@@ -76,6 +78,7 @@ class Serial(SerialBase):
     def close(self) -> None:
         """Disconnect from the rig (stopping a private one)."""
         if self._link is not None and self._own_rig is None:
+            self._link.hupcl = self.hupcl
             self._link._rig.detach(self._link)
         if self._own_rig is not None:
             self._own_rig.close()

@@ -13,7 +13,10 @@ or repeated (compared frame by frame with the plan; must be 0). Then ``--handsha
 handshakes on the same noisy line, counting successes.
 
 Part 1c streams the same way through the C firmware for the ATmega2560 running in simavr
-(``robot/firmware/avr``), beside the Python rig, reading what the motors did from the pins.
+(``robot/firmware/avr``), beside the Python rig, reading what the motors did from the pins
+(and the largest acceleration the pins show against the limit), then runs the conformance
+suite (``cubebot rig-check``) against each, and against the firmware as a stock Mega that
+resets when its port opens, on the noisy line.
 
 Part 2 solves random cubes three ways and plans each solution on the six-motor rig: the 3x3
 solver's cost-aware choice (``cost=rig_time``), its plain shortest solution within the same
@@ -103,9 +106,11 @@ def avr_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
     missing = toolchain_missing()
     if missing:
         return [("avr", f"not available: {missing}", "", "", "")]
+    from cubebot.robot.avr import config_int
+
     rows = []
     for kind in ("python", "avr"):
-        moves_done, seconds, resent, wrong = 0, 0.0, 0, 0
+        moves_done, seconds, planned, resent, wrong, accel = 0, 0.0, 0.0, 0, 0, 0.0
         for seed in range(seeds):
             rng = random.Random(200 + seed)
             moves = [rng.choice(FACE_MOVES) for _ in range(count)]
@@ -114,7 +119,10 @@ def avr_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
                 with AvrRig(faults=NOISY, seed=seed) as avr:
                     with Rig(avr.port) as rig:
                         report = rig.stream(moves)
+                    time.sleep(0.05)  # the last movement is written once its motor rested
                     made = avr.turns().moves
+                    accel = max([accel] + [max(m["accel_sps2"], m["decel_sps2"])
+                                           for m in avr.movements()])
             else:
                 with SimulatedRig(facelets=start.facelets, faults=NOISY, seed=seed) as sim:
                     with Rig(sim.port) as rig:
@@ -122,12 +130,37 @@ def avr_rows(seeds: int, count: int) -> list[tuple[str, ...]]:
                     made = [m for slot in sim.executed for m in slot.moves]
             moves_done += report.sent
             seconds += report.seconds
+            planned += report.planned_seconds
             resent += report.retransmits
             wrong += start.apply(made) != start.apply(moves)
             print(f"\r  {kind} seed {seed + 1}/{seeds}", end="", file=sys.stderr, flush=True)
-        rows.append((kind, f"{moves_done / seconds:.2f}", str(resent), f"{seeds - wrong}/{seeds}",
-                     f"{seconds:.0f} s"))
+        limit = (f"{100 * accel / config_int('ACCEL_SPS2'):.1f} % of the limit"
+                 if kind == "avr" else "(no pins)")
+        rows.append((kind, f"{moves_done / seconds:.2f}", f"{100 * planned / seconds:.0f} %",
+                     str(resent), f"{seeds - wrong}/{seeds}", limit, f"{seconds:.0f} s"))
     print(file=sys.stderr)
+    return rows
+
+
+def rig_check_rows() -> list[tuple[str, ...]]:
+    """Return the conformance suite's outcome and time on each rig."""
+    from cubebot.robot.avr import AvrRig, toolchain_missing
+    from cubebot.robot.conformance import run_checks
+
+    resetting = Faults(drop=0.01, corrupt=0.01, duplicate=0.005, reset_on_open=True,
+                       boot_delay=0.5)
+    makers: list[tuple[str, object]] = [("python", lambda: SimulatedRig(seed=1))]
+    if toolchain_missing() is None:
+        makers += [("avr", lambda: AvrRig(seed=1)),
+                   ("avr, resets on open, noisy line", lambda: AvrRig(faults=resetting, seed=1))]
+    rows = []
+    for label, make in makers:
+        with make() as rig:  # type: ignore[operator]
+            started = time.perf_counter()
+            result = run_checks(rig.port)
+            took = time.perf_counter() - started
+        passed = sum(check.passed for check in result.checks)
+        rows.append((label, f"{passed}/{len(result.checks)}", f"{took:.1f} s"))
     return rows
 
 
@@ -219,8 +252,12 @@ def main() -> None:
         print()
         print(f"The ATmega2560 firmware in simavr beside the Python rig, real timing, "
               f"{args.real_moves} moves x {args.avr_seeds} seeds, every fault on")
-        print(table(("rig", "moves/s", "retransmits", "exact on the pins / rig", "time"),
+        print(table(("rig", "moves/s", "planned/actual time", "retransmits",
+                     "exact on the pins / rig", "peak accel on the pins", "time"),
                     avr_rows(args.avr_seeds, args.real_moves)))
+        print()
+        print("The conformance suite (cubebot rig-check)")
+        print(table(("rig", "checks passed", "time"), rig_check_rows()))
     print()
     print(f"Handshakes on the same noisy line ({args.handshakes} fresh rigs)")
     print(table(("successes", "mean", "slowest"), [handshake_row(args.handshakes)]))

@@ -244,8 +244,8 @@ def test_run_interrupted_while_streaming_stops_the_rig_and_can_be_resumed(
                     listener=InterruptAfterThree())
         status = stopped.value.status
         made = [m for slot in sim.executed for m in slot.moves]
-        assert status.state == "STOPPED" and status.done == len(made) >= 1
+        assert status.state == "stopped" and status.done == len(made) >= 1
         assert str(stopped.value) == f"stopped after {len(made)} of {status.total} moves"
         with Rig(sim.port) as rig:
-            rig.resume_job(stopped.value.moves)
+            rig.resume(stopped.value.moves)
         assert Cube(sim.facelets).is_solved

@@ -1,9 +1,11 @@
 """The same host tests against both rigs, at real motor timing through a real pty: the Python
 simulated rig, and the C firmware for the ATmega2560 running in simavr (its STEP pulses are the
-ground truth of what the motors did). The AVR runs skip, saying why, without the toolchain."""
+ground truth of what the motors did), each also as a stock Mega that resets whenever its port
+is opened with DTR down. The AVR runs skip, saying why, without the toolchain."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from cubebot.robot import (
     Faults,
     Rig,
     RigResetError,
+    RigState,
     SimulatedRig,
 )
 from cubebot.robot.avr import AvrRig, toolchain_missing
@@ -44,12 +47,14 @@ def made_slots(under: RigUnderTest) -> list[list[str]]:
     return [sorted(str(m) for m in slot) for slot in under.made()]
 
 
-@pytest.fixture(params=["python", "avr"])
+@pytest.fixture(params=["python", "avr", "python-resets-on-open", "avr-resets-on-open"])
 def make_rig(request: pytest.FixtureRequest) -> Iterator[Callable[..., RigUnderTest]]:
     opened: list[object] = []
 
     def make(faults: Faults = Faults(), seed: int = 1) -> RigUnderTest:
-        if request.param == "python":
+        if request.param.endswith("resets-on-open"):
+            faults = dataclasses.replace(faults, reset_on_open=True, boot_delay=0.2)
+        if request.param.startswith("python"):
             sim = SimulatedRig(3, faults=faults, seed=seed).start()
             opened.append(sim)
 
@@ -70,11 +75,14 @@ def make_rig(request: pytest.FixtureRequest) -> Iterator[Callable[..., RigUnderT
         rig.close()  # type: ignore[attr-defined]
 
 
-def test_handshake_speaks_protocol_three(make_rig: Callable[..., RigUnderTest]) -> None:
+def test_handshake_speaks_protocol_four_and_reports_limits(make_rig: Callable[..., RigUnderTest]) -> None:
     under = make_rig()
     with Rig(under.port) as rig:
-        assert rig.info is not None and rig.info.protocol == 3
+        assert rig.info is not None and rig.info.protocol == 4
         assert rig.info.firmware.startswith("SIM-" if under.kind == "python" else "AVR-")
+        limits = rig.info.limits
+        assert (limits.max_speed, limits.acceleration) == (5.0, 55.0)
+        assert 0 < limits.idle_off <= 1.0
         assert rig.info.faces == "URFDLB" and rig.info.queue_depth == 8
 
 
@@ -100,9 +108,9 @@ def test_stop_finishes_the_turn_and_resume_completes_the_job(
             rig.stream(moves, progress=interrupt)
         status = rig.stop()
         made = sum(len(slot) for slot in under.made())
-        assert status.state == "STOPPED" and status.done == made and 0 < made < 24
+        assert status.state is RigState.STOPPED and status.done == made and 0 < made < 24
         assert status.total == 24 and not status.out_of_line
-        rig.resume_job(moves)
+        rig.resume(moves)
         assert made_slots(under) == slots_of(rig, moves)
 
 
@@ -187,8 +195,12 @@ def test_sixty_moves_on_a_noisy_line_come_out_on_the_pins_as_the_expected_cube()
         movements = avr.movements()
     assert not turns.cut_short
     assert start.apply(turns.moves) == start.apply(moves)  # what the motors did is the job
-    # rates stay within the firmware's cruise rate (rig.h: STEP_RATE_HZ = 8000)
-    assert max(m["peak_sps"] for m in movements) <= 8000 * 1.05
+    # rates, accelerations and decelerations stay within the firmware's limits (config.h)
+    from cubebot.robot.avr import config_int
+
+    assert max(m["peak_sps"] for m in movements) <= config_int("MAX_SPEED_SPS") * 1.03
+    assert max(max(m["accel_sps2"], m["decel_sps2"]) for m in movements) \
+        <= config_int("ACCEL_SPS2") * 1.05
     # only opposite faces ever turn at the same time
     opposite = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
     for a in movements:
@@ -212,5 +224,5 @@ def test_resume_of_another_job_is_refused_and_moves_nothing(
         rig.stop()
         before = made_slots(under)
         with pytest.raises(NoJobError, match="nothing was sent"):
-            rig.resume_job(random_moves(16, seed=47))
+            rig.resume(random_moves(16, seed=47))
         assert made_slots(under) == before

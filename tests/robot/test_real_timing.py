@@ -84,7 +84,7 @@ def test_any_fault_schedule_leaves_a_prefix_and_ends_exact_or_asks_for_a_rescan(
             except RigConnectionError:
                 assert fired == ["unplug"]
                 rig.reconnect(sim.port)  # the cable came back under another name
-                rig.resume()
+                rig.continue_stream()
             except RigResetError as err:
                 assert fired == ["reset"] and "re-scan" in str(err).lower()
                 assert_prefix_of_job(sim, start, moves)

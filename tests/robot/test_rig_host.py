@@ -136,7 +136,7 @@ def test_pty_unplugged_mid_stream_resumes_on_the_new_port() -> None:
                 rig.stream(moves, progress=when_accepted(100, sim.unplug))
             assert 100 <= lost.value.report.sent < 300
             rig.reconnect(sim.replug())
-            report = rig.resume()
+            report = rig.continue_stream()
         assert report.sent == 300
         assert_exactly_once(sim, Cube.solved(), moves)
 

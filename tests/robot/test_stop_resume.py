@@ -105,12 +105,12 @@ def test_second_ctrl_c_sends_the_emergency_stop() -> None:
 def test_resume_refuses_other_moves_no_job_and_a_reset_rig() -> None:
     with SimulatedRig(3, seed=7, time_scale=0.0) as sim, Rig(sim.url) as rig:
         with pytest.raises(NoJobError, match="no job"):
-            rig.resume_job(MOVES)
+            rig.resume(MOVES)
         rig.stream("R U")
         rig.stop()
         before = list(sim.executed)
         with pytest.raises(NoJobError, match="nothing was sent"):
-            rig.resume_job(MOVES)
+            rig.resume(MOVES)
         assert sim.executed == before
     with SimulatedRig(3, seed=8) as sim:
         with Rig(sim.url) as rig:
@@ -126,7 +126,7 @@ def test_resume_refuses_other_moves_no_job_and_a_reset_rig() -> None:
         sim.reset()
         with Rig(sim.url) as rig:
             with pytest.raises(NoJobError):
-                rig.resume_job(MOVES)
+                rig.resume(MOVES)
 
 
 def test_stop_command_from_another_terminal_ends_the_stream_with_its_count(

@@ -153,3 +153,23 @@ def test_a_rig_that_speaks_protocol_version_2_is_named_as_such() -> None:
         assert time.monotonic() - started < 2.0
     finally:
         link.close()
+
+
+def test_a_line_that_never_ends_a_frame_does_not_grow_the_parser() -> None:
+    parser = FrameParser()
+    for _ in range(1000):
+        parser.feed(b"$" + b"A" * 10_000 if _ == 0 else b"B" * 10_000)
+    assert len(parser._buffer) <= 200  # MAX_FRAME
+    assert parser.feed(encode(Frame("Q1", "HELLO"))) == [Frame("Q1", "HELLO")]
+
+
+def test_a_boot_banner_is_a_frame_of_its_own_kind() -> None:
+    banner = Frame("H", "BOOT", (), {"PROTO": "4", "RST": "WDT", "B": "1A2B"})
+    [parsed] = FrameParser().feed(encode(banner))
+    assert parsed == banner and parsed.kind == "H"
+
+
+def test_a_parsed_frame_keeps_the_crc_it_came_with() -> None:
+    data = encode(Frame("S5", "MOVE", ("U",)))
+    [parsed] = FrameParser().feed(data)
+    assert parsed.check == int(data[-9:-1], 16)

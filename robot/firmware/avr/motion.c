@@ -1,88 +1,138 @@
-/* The move queue and the stepper interrupt (Timer1, compare match A).
+/* The move queue and the stepper interrupt (Timer1, compare match A, 2 MHz ticks).
  *
- * Each tick of the timer makes at most one microstep on every motor of the slot being turned,
- * so two opposite faces turn together. The tick period ramps linearly from START_RATE_HZ to
- * STEP_RATE_HZ over RAMP_STEPS microsteps and back down at the end, and a turn is followed by
- * SETTLE_MS of rest before the next slot starts. Counters shared with the main loop are
- * read and written with interrupts off.
+ * A slot's turns share one speed profile: the longer turn sets the pace and steps on every
+ * tick, the shorter one steps when a Bresenham accumulator overflows (a DDA, as GRBL does), so
+ * both start, ramp down and stop together and neither stops at full speed (U2 D). The profile
+ * is constant acceleration ACCEL_SPS2 from rest up to MAX_SPEED_SPS and the mirror image down:
+ * the time of step i from rest is sqrt(2 i / a), so the ticks between steps come from a table
+ * computed once at start-up, and the interrupt only looks them up -- no division, no
+ * multiplication, whatever the step rate. After a turn the slot rests SETTLE_MS; the drivers
+ * are switched on for the first turn and off IDLE_OFF_MS after the last, and at once on an
+ * emergency stop. State shared with the main loop is touched with interrupts off.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <math.h>
 #include <util/atomic.h>
 #include <util/delay.h>
 
+#include "config.h"
 #include "motion.h"
-#include "rig.h"
+#include "pins.h"
 
 #define MICROSTEPS_PER_QUARTER ((uint16_t)STEPS_PER_QUARTER * MICROSTEPS)
-#define TIMER_HZ (F_CPU / 8UL)  /* Timer1 with a prescaler of 8: 2 MHz at 16 MHz */
+#define TIMER_HZ (F_CPU / 8UL)                 /* prescaler 8: 2 MHz at 16 MHz */
+#define CRUISE_TICKS ((uint16_t)(TIMER_HZ / MAX_SPEED_SPS))
+#define MS_TICKS ((uint16_t)(TIMER_HZ / 1000UL))
+/* steps to reach cruise speed from rest: v^2 / 2a, and one more */
+#define RAMP_STEPS ((uint16_t)(MAX_SPEED_SPS * MAX_SPEED_SPS / (2UL * ACCEL_SPS2) + 2UL))
+
+_Static_assert(2ULL * TIMER_HZ * TIMER_HZ / ACCEL_SPS2 < 65535ULL * 65535ULL,
+               "the first step's interval does not fit Timer1: raise ACCEL_SPS2");
+_Static_assert((uint32_t)MICROSTEPS_PER_QUARTER * 2UL < 65535UL,
+               "a half turn's microsteps must fit 16 bits");
+
+enum { IDLE, TURNING, SETTLING };
+
+static uint16_t ramp[RAMP_STEPS];              /* ticks between steps i and i+1 from rest */
+static uint16_t ramp_len;                      /* entries slower than cruise */
 
 static slot_t queue[QUEUE_DEPTH];
-static volatile uint8_t head, count;        /* queue[head] is the slot turning (if busy) */
-static volatile uint8_t busy;               /* a slot is turning or settling */
-static volatile uint8_t held;               /* nothing new starts */
-static volatile uint16_t steps_left[2], steps_total, steps_done;
-static volatile uint8_t step_mask;          /* STEP bits of the slot's motors */
-static volatile uint16_t settle_ticks;
+static volatile uint8_t head, count;           /* queue[head] is the slot turning (if any) */
+static volatile uint8_t phase;
+static volatile uint8_t held, estopped, out_of_line, notice, drivers;
+static uint16_t steps_total, steps_done, minor_steps, accumulator;
+static uint8_t major_bit, minor_bit;
+static uint16_t settle_left, idle_left;
 static volatile uint16_t done_frames, job_moves;
 
-static uint16_t period_for(uint16_t from_edge) {
-    /* the ramp: START_RATE_HZ at the ends of a turn, STEP_RATE_HZ in the middle */
-    uint32_t rate = STEP_RATE_HZ;
-    if (from_edge < RAMP_STEPS)
-        rate = START_RATE_HZ + (STEP_RATE_HZ - START_RATE_HZ) * from_edge / RAMP_STEPS;
-    return (uint16_t)(TIMER_HZ / rate);
+static void ramp_init(void) {
+    /* t_i = sqrt(2 i / a) seconds after the start; intervals never below the cruise's */
+    const float k = sqrtf(2.0f / (float)ACCEL_SPS2) * (float)TIMER_HZ;
+    float before = 0.0f;
+    uint16_t i;
+    for (i = 0; i < RAMP_STEPS; i++) {
+        float after = k * sqrtf((float)(i + 1));
+        float ticks = after - before;
+        before = after;
+        if (ticks <= (float)CRUISE_TICKS)
+            break;
+        ramp[i] = (uint16_t)(ticks + 0.5f);
+    }
+    ramp_len = i;
+}
+
+static void drivers_set(uint8_t on) {
+    if (on) ENABLE_PORT &= (uint8_t)~(1 << ENABLE_BIT);   /* low = on */
+    else ENABLE_PORT |= (1 << ENABLE_BIT);
+    drivers = on;
+}
+
+static uint16_t turn_steps(int8_t quarters) {
+    return quarters == 2 ? 2 * MICROSTEPS_PER_QUARTER : MICROSTEPS_PER_QUARTER;
 }
 
 static void start_next(void) {
-    /* called with interrupts off: begin the slot at the head of the queue */
+    /* interrupts off: begin the slot at the head of the queue */
     const slot_t *s = &queue[head];
-    uint8_t dir = DIR_PORT;
-    step_mask = 0;
-    steps_total = 0;
-    for (uint8_t i = 0; i < 2; i++) {
-        steps_left[i] = 0;
-        if (i >= s->count)
-            continue;
-        int8_t q = s->quarters[i];
+    uint8_t dir = DIR_PORT, big = 0;
+    for (uint8_t i = 0; i < s->count; i++) {
         uint8_t bit = (uint8_t)(1 << s->face[i]);
-        steps_left[i] = (uint16_t)(q < 0 ? -q : q) * MICROSTEPS_PER_QUARTER;
-        if (steps_left[i] > steps_total)
-            steps_total = steps_left[i];
-        step_mask |= bit;
-        if (q < 0) dir |= bit; else dir &= (uint8_t)~bit;
+        if (s->quarters[i] < 0) dir |= bit; else dir &= (uint8_t)~bit;
     }
     DIR_PORT = dir;
+    if (s->count == 2 && turn_steps(s->quarters[1]) > turn_steps(s->quarters[0]))
+        big = 1;
+    steps_total = turn_steps(s->quarters[big]);
+    major_bit = (uint8_t)(1 << s->face[big]);
+    minor_bit = s->count == 2 ? (uint8_t)(1 << s->face[1 - big]) : 0;
+    minor_steps = s->count == 2 ? turn_steps(s->quarters[1 - big]) : 0;
+    accumulator = steps_total >> 1;
     steps_done = 0;
-    settle_ticks = 0;
-    busy = 1;
-    OCR1A = period_for(0);
+    drivers_set(1);
+    phase = TURNING;
+    OCR1A = ramp_len ? ramp[0] : CRUISE_TICKS;
     TCNT1 = 0;
 }
 
 void motion_init(void) {
-    STEP_DDR |= 0x3F;
-    DIR_DDR |= 0x3F;
+    ENABLE_PORT |= (1 << ENABLE_BIT);          /* drivers off before the pin is driven */
     ENABLE_DDR |= (1 << ENABLE_BIT);
-    ENABLE_PORT &= (uint8_t)~(1 << ENABLE_BIT);  /* drivers on */
+    drivers = 0;
+    STEP_PORT &= (uint8_t)~STEP_MASK;
+    STEP_DDR |= STEP_MASK;
+    DIR_DDR |= STEP_MASK;
+    STOP_DDR &= (uint8_t)~(1 << STOP_BIT);      /* the stop button: input with pull-up */
+    STOP_PORT |= (1 << STOP_BIT);
+    ramp_init();
     TCCR1A = 0;
-    TCCR1B = (1 << WGM12) | (1 << CS11);          /* CTC, prescaler 8 */
-    OCR1A = period_for(0);
+    TCCR1B = (1 << WGM12) | (1 << CS11);       /* CTC, prescaler 8 */
+    OCR1A = MS_TICKS;
     TIMSK1 = (1 << OCIE1A);
+    EICRB = (EICRB & (uint8_t)~(3 << ISC40)) | (2 << ISC40);  /* INT4 on a falling edge */
+    EIFR = (1 << INTF4);
+    EIMSK |= (1 << INT4);
+    if (!(STOP_PIN & (1 << STOP_BIT)))         /* held at power-on: stopped from the start */
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { motion_estop(); }
 }
 
 uint8_t motion_push(const slot_t *slot) {
-    uint8_t ok = 0;
+    uint8_t result = PUSH_OK;
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        if (count < QUEUE_DEPTH) {
-            queue[(uint8_t)(head + count) % QUEUE_DEPTH] = *slot;
+        if (estopped) {
+            result = PUSH_ESTOP;
+        } else if (count >= QUEUE_DEPTH) {
+            result = PUSH_FULL;
+        } else {
+            uint8_t tail = (uint8_t)(head + count);
+            if (tail >= QUEUE_DEPTH) tail = (uint8_t)(tail - QUEUE_DEPTH);
+            queue[tail] = *slot;
             count++;
-            ok = 1;
-            if (!busy && !held)
+            if (phase == IDLE && !held)
                 start_next();
         }
     }
-    return ok;
+    return result;
 }
 
 uint8_t motion_length(void) {
@@ -109,65 +159,100 @@ void motion_job_reset(void) {
 
 void motion_drop_queued(void) {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        count = busy ? 1 : 0;  /* the slot turning finishes; nothing after it starts */
+        count = phase == IDLE ? 0 : 1;         /* the slot turning finishes; nothing after */
     }
-}
-
-uint8_t motion_halt(void) {
-    /* from the receive interrupt: interrupts are already off */
-    uint8_t cut = busy && settle_ticks == 0 && steps_done < steps_total;
-    if (busy && settle_ticks) {               /* the turn was made: it counts */
-        done_frames++;
-        job_moves += queue[head].count;
-    }
-    busy = 0;
-    count = 0;
-    step_mask = 0;
-    STEP_PORT &= (uint8_t)~0x3F;
-    return cut;
 }
 
 void motion_hold(uint8_t hold) {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
         held = hold;
-        if (!hold && !busy && count)
+        if (!hold && phase == IDLE && count && !estopped)
             start_next();
     }
 }
 
-ISR(TIMER1_COMPA_vect) {
-    if (!busy)
+void motion_estop(void) {
+    /* from an interrupt, or with interrupts off */
+    if (estopped)
         return;
-    if (settle_ticks) {                       /* resting after a turn */
-        if (--settle_ticks)
-            return;
-        const slot_t *s = &queue[head];
+    STEP_PORT &= (uint8_t)~STEP_MASK;
+    drivers_set(0);
+    if (phase == TURNING && steps_done)
+        out_of_line = 1;                       /* a turn was cut short */
+    if (phase == SETTLING) {                   /* the turn was made: it counts */
         done_frames++;
-        job_moves += s->count;
-        head = (uint8_t)(head + 1) % QUEUE_DEPTH;
-        count--;
-        busy = 0;
-        if (count && !held)
-            start_next();
-        return;
+        job_moves += queue[head].count;
     }
-    uint8_t pulse = 0;
-    for (uint8_t i = 0; i < 2; i++) {
-        if (steps_left[i]) {
-            steps_left[i]--;
-            pulse |= (uint8_t)(1 << queue[head].face[i]);
+    phase = IDLE;
+    count = 0;
+    idle_left = 0;
+    OCR1A = MS_TICKS;
+    estopped = 1;
+    notice = 1;
+}
+
+uint8_t motion_estopped(void) { return estopped; }
+
+uint8_t motion_out_of_line(void) { return out_of_line; }
+
+uint8_t motion_take_estop_notice(void) {
+    uint8_t n;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = notice; notice = 0; }
+    return n;
+}
+
+uint8_t motion_clear_estop(void) {
+    if (!(STOP_PIN & (1 << STOP_BIT)))
+        return 0;                              /* the button is still pressed */
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { estopped = 0; out_of_line = 0; }
+    return 1;
+}
+
+uint8_t motion_drivers_on(void) { return drivers; }
+
+ISR(INT4_vect) {
+    motion_estop();                            /* the stop button acts as the stop byte */
+}
+
+ISR(TIMER1_COMPA_vect) {
+    if (phase == TURNING) {
+        uint8_t pulse = major_bit;
+        accumulator += minor_steps;
+        if (accumulator >= steps_total) {      /* the shorter turn's step is due */
+            accumulator -= steps_total;
+            pulse |= minor_bit;
         }
-    }
-    pulse &= step_mask;
-    STEP_PORT |= pulse;
-    _delay_us(2);                             /* A4988/DRV8825: STEP high for >= 1.9 us */
-    STEP_PORT &= (uint8_t)~pulse;
-    steps_done++;
-    if (steps_done >= steps_total) {          /* the turn is made: settle, then the next */
-        OCR1A = (uint16_t)(TIMER_HZ / 1000UL); /* 1 ms ticks */
-        settle_ticks = SETTLE_MS;
+        STEP_PORT |= pulse;
+        _delay_us(2);                          /* A4988/DRV8825: STEP high for >= 1.9 us */
+        STEP_PORT &= (uint8_t)~pulse;
+        steps_done++;
+        if (steps_done >= steps_total) {       /* the turn is made: settle, then the next */
+            phase = SETTLING;
+            settle_left = SETTLE_MS;
+            OCR1A = MS_TICKS;
+            return;
+        }
+        uint16_t to_end = steps_total - 1 - steps_done;
+        uint16_t i = steps_done < to_end ? steps_done : to_end;
+        OCR1A = i < ramp_len ? ramp[i] : CRUISE_TICKS;
         return;
     }
-    uint16_t from_end = steps_total - steps_done;
-    OCR1A = period_for(steps_done < from_end ? steps_done : from_end);
+    if (phase == SETTLING) {
+        if (settle_left && --settle_left)
+            return;
+        done_frames++;
+        job_moves += queue[head].count;
+        if (++head == QUEUE_DEPTH)
+            head = 0;
+        count--;
+        if (count && !held) {
+            start_next();
+            return;
+        }
+        phase = IDLE;
+        idle_left = IDLE_OFF_MS;
+        return;
+    }
+    if (drivers && idle_left && !--idle_left)  /* idle long enough: drivers off */
+        drivers_set(0);
 }

@@ -1,18 +1,23 @@
-/* The move queue and the stepper interrupt: slots of one or two face turns, turned in order. */
+/* The move queue and the stepper interrupt: slots of one or two face turns, turned in order,
+ * the drivers' power, and the emergency stop (byte, button) that halts everything. */
 #ifndef CUBEBOT_MOTION_H
 #define CUBEBOT_MOTION_H
 
 #include <stdint.h>
 
-/* one plan slot: up to two turns of opposite faces, turned together */
+/* one plan slot: one turn, or two turns of opposite faces turned together */
 typedef struct {
     uint8_t count;          /* turns in the slot: 1 or 2 */
     uint8_t face[2];        /* motor index 0..5 (RIG_FACES order) */
     int8_t quarters[2];     /* +1 clockwise, -1 counter-clockwise, 2 half turn */
 } slot_t;
 
+enum { PUSH_OK, PUSH_FULL, PUSH_ESTOP };
+
+/* first thing at start-up: drivers off, pins, the ramp table, the timer, the stop input */
 void motion_init(void);
-/* queue a slot; returns 0 when the queue is full */
+/* queue a slot: PUSH_OK, PUSH_FULL, or PUSH_ESTOP when emergency-stopped (checked with
+   interrupts off, so a stop arriving while the frame was decoded is never overtaken) */
 uint8_t motion_push(const slot_t *slot);
 /* frames waiting or turning (the protocol's L) */
 uint8_t motion_length(void);
@@ -22,10 +27,17 @@ uint16_t motion_job_done(void);
 void motion_job_reset(void);
 /* finish the turn in progress, drop the rest (STOP) */
 void motion_drop_queued(void);
-/* stop now, mid-turn (the emergency stop, called from the receive interrupt);
-   returns 1 when a turn was cut short */
-uint8_t motion_halt(void);
 /* hold: nothing new starts until released */
 void motion_hold(uint8_t hold);
+/* the emergency stop, from an interrupt: motors stop mid-turn, queue dropped, drivers off */
+void motion_estop(void);
+uint8_t motion_estopped(void);
+/* an emergency stop cut a turn short (a layer may be out of line) */
+uint8_t motion_out_of_line(void);
+/* 1 once after each emergency stop: the main loop sends the notice */
+uint8_t motion_take_estop_notice(void);
+/* end the emergency stop; returns 0 (and changes nothing) while the stop button is held */
+uint8_t motion_clear_estop(void);
+uint8_t motion_drivers_on(void);
 
 #endif

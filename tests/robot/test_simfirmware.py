@@ -7,7 +7,7 @@ import random
 import pytest
 
 from cubebot.robot import Faults, RigModel
-from cubebot.robot.firmware import Firmware
+from cubebot.robot.simfirmware import Firmware
 from cubebot.robot.protocol import ESTOP, Frame, FrameParser, encode
 from cubebot.solver import Cube, UnsupportedSizeError
 
@@ -141,8 +141,9 @@ def test_rig_is_deaf_while_it_boots() -> None:
 def test_handshake_reports_geometry_queue_and_boot_id() -> None:
     rig = make(queue_depth=6)
     [hello] = exchange(rig, Frame("Q1", "HELLO"))
-    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "3"
-    assert hello.fields["FW"] == "SIM-3.0" and hello.fields["STATE"] == "READY"
+    assert hello.fields["B"] == rig.boot_id and hello.fields["PROTO"] == "4"
+    assert hello.fields["FW"] == "SIM-4.0" and hello.fields["STATE"] == "READY"
+    assert hello.fields["RST"] == "PWR"
     [geometry] = exchange(rig, Frame("Q2", "RIG"))
     assert geometry.fields["FACES"] == "URFDLB" and geometry.fields["QUEUE"] == "6"
     assert geometry.fields["STEPS"] == str(SIX.steps_per_quarter)
@@ -205,3 +206,110 @@ def test_cube_query_returns_the_rigs_facelets() -> None:
 def test_bad_size_is_refused() -> None:
     with pytest.raises(UnsupportedSizeError, match="size=4"):
         Firmware(SIX, size=4)
+
+
+@pytest.mark.parametrize(("turns", "why"), [(("U", "R"), "ADJACENT"), (("U", "U'"), "SAME"),
+                                            (("U", "D", "R"), "MANY")])
+def test_turns_a_rig_cannot_make_together_are_refused_and_not_accepted(
+        turns: tuple[str, ...], why: str) -> None:
+    rig = make()
+    [refused] = exchange(rig, move(0, *turns))
+    assert refused.args == ("BADSLOT",) and refused.fields["WHY"] == why
+    assert refused.fields["N"] == "0" and rig.executed == []
+    [taken] = exchange(rig, move(0, "U", "D'"))  # opposite faces together: accepted
+    assert taken.word == "OK" and rig.cube == Cube.solved().apply("U D'")
+
+
+def test_a_rig_that_turns_opposite_faces_one_at_a_time_refuses_any_pair() -> None:
+    rig = Firmware(RigModel.load("five-motor"), rng=random.Random(1), time_scale=0.0)
+    [refused] = exchange(rig, move(0, "U", "D"))
+    assert refused.args == ("BADSLOT",) and refused.fields["WHY"] == "SERIAL"
+    [taken] = exchange(rig, move(0, "U"))
+    assert taken.word == "OK"
+
+
+@pytest.mark.parametrize("text", ["R-", "RI", "X", "R3", "RR", "R'2"])
+def test_moves_outside_the_wire_grammar_are_bad_moves(text: str) -> None:
+    [refused] = exchange(make(), move(0, text))
+    assert refused.args == ("BADMOVE",)
+
+
+def test_a_known_number_with_other_content_is_a_conflict_not_an_old_answer() -> None:
+    rig = make()
+    [first] = exchange(rig, move(0, "R"))
+    [other] = exchange(rig, Frame("S0", "STOP"))  # another host's frame 0
+    assert other.word == "ERR" and other.args == ("CONFLICT",) and not rig.holding
+    assert exchange(rig, move(0, "R")) == [first]  # the true repeat still gets its answer
+    assert len(rig.executed) == 1
+
+
+def test_a_new_job_waits_until_the_last_jobs_moves_have_turned() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    exchange(rig, Frame("S0", "JOB", ("AAAA0000", "1")))
+    exchange(rig, move(1, "R"))
+    [busy] = exchange(rig, Frame("S2", "JOB", ("BBBB0000", "1")), now=0.01)
+    assert busy.args == ("BUSY",) and busy.fields["N"] == "2" and rig.job_id == "AAAA0000"
+    rig.tick(5.0)
+    [taken] = exchange(rig, Frame("S2", "JOB", ("BBBB0000", "1")), now=5.0)
+    assert taken.word == "OK" and rig.job_id == "BBBB0000" and rig.job_done == 0
+
+
+def test_renumber_moves_the_expected_number_only_when_idle() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    [taken] = exchange(rig, Frame("S0", "RENUMBER", ("65534",)))
+    assert taken.word == "OK" and taken.fields["N"] == "65534" and rig.next_seq == 65534
+    exchange(rig, move(65534, "R"))
+    [busy] = exchange(rig, Frame("S65535", "RENUMBER", ("7",)), now=0.01)
+    assert busy.args == ("BUSY",) and rig.next_seq == 65535
+    [bad] = exchange(rig, Frame("S65535", "RENUMBER", ("70000",)), now=0.01)
+    assert bad.args == ("BADCMD",)
+
+
+def test_limits_are_reported_in_the_wires_units() -> None:
+    rig = make(idle_off=0.25)
+    [limits] = exchange(rig, Frame("Q1", "LIMITS"))
+    per_rev = 4 * SIX.steps_per_quarter * SIX.microsteps
+    assert limits.fields["VMAX"] == str(round(SIX.max_speed * per_rev))
+    assert limits.fields["ACC"] == str(round(SIX.acceleration * per_rev))
+    assert limits.fields["IDLE"] == "250" and limits.fields["SETTLE"] == "15"
+    [unknown] = exchange(rig, Frame("Q2", "WHATEVER"))
+    assert unknown.word == "ERR" and unknown.args == ("BADCMD",)
+
+
+def test_a_booted_rig_announces_itself_with_the_reset_cause() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), faults=Faults(boot_delay=0.5))
+    rig.boot(1.0, "EXT")
+    assert rig.take_output(1.2) == b""  # still booting
+    [banner] = FrameParser().feed(rig.take_output(1.6))
+    assert banner.tag == "H" and banner.word == "BOOT"
+    assert banner.fields["RST"] == "EXT" and banner.fields["B"] == rig.boot_id
+    assert rig.take_output(2.0) == b""  # once
+
+
+def test_the_stop_button_stops_like_the_byte_and_holds_clear_while_pressed() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0)
+    rig.take_output(0.0)  # its boot banner
+    exchange(rig, move(0, "R"))
+    rig.press_stop(0.01)
+    [notice] = FrameParser().feed(rig.take_output(0.01))
+    assert notice.tag == "E" and rig.state == "ESTOP" and notice.fields["OUT"] == "1"
+    [held] = exchange(rig, Frame("S1", "CLEAR"), now=0.1)
+    assert held.args == ("ESTOP",) and held.fields["WHY"] == "INPUT"
+    rig.release_stop()
+    [cleared] = exchange(rig, Frame("S1", "CLEAR"), now=0.2)
+    assert cleared.word == "OK" and rig.state == "READY"
+
+
+def test_drivers_are_off_at_boot_on_while_turning_and_off_after_the_idle_time() -> None:
+    rig = Firmware(SIX, rng=random.Random(1), time_scale=1.0, idle_off=0.5)
+    assert not rig.drivers_on and rig.driver_log == []
+    exchange(rig, move(0, "R"), now=1.0)
+    assert rig.drivers_on and rig.driver_log == [(1.0, True)]
+    finish = 1.0 + SIX.turn_time(1) + SIX.settle_time
+    rig.tick(finish + 0.4)
+    assert rig.drivers_on  # within the idle time: still holding the face
+    rig.tick(finish + 0.6)
+    assert rig.driver_log == [(1.0, True), (pytest.approx(finish + 0.5), False)]
+    exchange(rig, move(1, "U"), now=3.0)
+    rig.receive(bytes([ESTOP]), 3.01)
+    assert rig.driver_log[-1] == (3.01, False) and not rig.drivers_on  # off at once

@@ -1,0 +1,608 @@
+"""The protocol's conformance suite: does the rig at a port speak ``docs/protocol.md``?
+
+:func:`run_checks` opens a port (any firmware: the Python rig, the AVR, an ESP32 or RP2040 of
+someone else's making), greets the rig and runs :data:`CHECKS` in order; each check names the
+section of the document it tests and ends passed or failed with what it saw. The suite works on
+a noisy line (every exchange is repeated until answered), turns faces only in pairs that undo
+each other, and emergency-stops the rig once, while it is idle. ``cubebot rig-check`` prints the
+result and exits 0 only when every check passed.
+"""
+
+from __future__ import annotations
+
+import binascii
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from cubebot.robot.errors import EmergencyStopError, ProtocolError, RobotError
+from cubebot.robot.limits import RigLimits
+from cubebot.robot.link import Link
+from cubebot.robot.ports import claim
+from cubebot.robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, encode
+from cubebot.robot.state import RigState
+
+__all__ = ["Check", "CheckResult", "CHECKS", "run_checks", "Failed"]
+
+#: Seconds one exchange is repeated before the rig counts as silent.
+EXCHANGE_WAIT = 8.0
+#: Seconds the rig may take to come to rest after its last move.
+REST_WAIT = 15.0
+#: A query must be answered within this many seconds plus the reply's time on the wire.
+QUERY_BUDGET = 0.05
+_OPPOSITE = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
+
+
+class Failed(Exception):
+    """A check saw the rig break the protocol (the message says how)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's outcome: its name, the section of docs/protocol.md, pass or fail, and what
+    was seen."""
+
+    name: str
+    section: str
+    passed: bool
+    detail: str
+
+
+@dataclass
+class CheckResult:
+    """The suite's outcome: every check run, in order."""
+
+    url: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Return True when every check passed (and there were checks)."""
+        return bool(self.checks) and all(check.passed for check in self.checks)
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the result as a JSON-ready dict."""
+        return {"url": self.url, "passed": self.passed,
+                "checks": [check.__dict__ for check in self.checks]}
+
+
+class Probe:
+    """A conversation with the rig for the checks: queries and sequenced frames, each repeated
+    until answered, and raw bytes. ``n`` is the number the rig expects next."""
+
+    def __init__(self, link: Link, baudrate: int) -> None:
+        self.link = link
+        self.baudrate = baudrate
+        self.n = 0
+        self.rig: Optional[Frame] = None
+        self.limits: Optional[RigLimits] = None
+        self.notices = 0  # emergency-stop notices heard
+        self._last_seq = -1
+
+    # -- exchanges ------------------------------------------------------------------------------
+
+    def next(self, timeout: float) -> Optional[Frame]:
+        """Return the rig's next frame within ``timeout`` seconds (None), counting and
+        passing over emergency-stop notices."""
+        try:
+            return self.link.next_frame(timeout)
+        except EmergencyStopError:
+            self.notices += 1
+            return None
+
+    def ask(self, word: str) -> Frame:
+        """Return the rig's reply to the query ``word`` (an ``ERR`` reply too)."""
+        deadline = time.monotonic() + EXCHANGE_WAIT
+        asked: set[str] = set()
+        while time.monotonic() < deadline:
+            asked.add(self.link.ask(word)[1:])
+            until = time.monotonic() + self.link.round_trip.timer(0.25)
+            while (left := until - time.monotonic()) > 0:
+                frame = self.next(left)
+                if frame is not None and frame.kind == "R" and frame.tag[1:] in asked:
+                    return frame
+        raise Failed(f"the rig did not answer the query {word} within {EXCHANGE_WAIT:.0f} s")
+
+    def fields(self, word: str) -> dict[str, str]:
+        """Return the fields of the reply to ``word``."""
+        return dict(self.ask(word).fields)
+
+    def send(self, word: str, *args: str, number: Optional[int] = None) -> Frame:
+        """Return the rig's answer (``OK`` or ``ERR``) to the sequenced frame ``word args``,
+        numbered ``number`` (default: the next), sent again until answered."""
+        seq = self.n if number is None else number
+        frame = Frame(f"S{seq}", word, args)
+        if seq == self._last_seq:  # a number used again: late answers to the last frame go
+            time.sleep(3 * self.link.round_trip.seconds + 0.005)
+            self.link.drain()
+        self._last_seq = seq
+        deadline = time.monotonic() + EXCHANGE_WAIT
+        while time.monotonic() < deadline:
+            self.link.send(frame)
+            until = time.monotonic() + self.link.round_trip.timer(0.25)
+            while (left := until - time.monotonic()) > 0:
+                got = self.next(left)
+                if got is None or got.kind != "A" or got.number != seq:
+                    continue
+                if got.word == "OK" and number is None:
+                    self.n = got.field_int("N")
+                return got
+        raise Failed(f"the rig did not answer frame {frame} within {EXCHANGE_WAIT:.0f} s")
+
+    def accept(self, word: str, *args: str) -> Frame:
+        """Return the ``OK`` answer to ``word args``, waiting for room in the queue when the
+        rig says it is full (back-pressure); any other refusal fails the check."""
+        deadline = time.monotonic() + REST_WAIT
+        while True:
+            answer = self.send(word, *args)
+            if answer.word == "OK":
+                return answer
+            if answer.args[:1] != ("QUEUE_FULL",) or time.monotonic() > deadline:
+                raise Failed(f"the rig refused {word} {' '.join(args)}: {answer}")
+            time.sleep(0.02)  # a turn or two finishes, then the frame goes again
+
+    def refusal(self, word: str, *args: str) -> Frame:
+        """Return the ``ERR`` answer to ``word args`` after checking that nothing moved on:
+        ``N`` is the frame's own number, and the frame left no trace (its number still free)."""
+        before = self.n
+        answer = self.send(word, *args)
+        if answer.word != "ERR":
+            self.settle()
+            raise Failed(f"the rig accepted {word} {' '.join(args)}: {answer}")
+        if answer.field_int("N") != before:
+            raise Failed(f"a refused frame moved N from {before} to {answer.fields['N']}")
+        return answer
+
+    def raw(self, data: bytes) -> None:
+        """Write bytes as they are (broken frames, the stop byte)."""
+        self.link.write(data)
+
+    def resend_request(self, wait: float = 0.3) -> Optional[Frame]:
+        """Return a resend request heard within ``wait`` seconds, or None."""
+        deadline = time.monotonic() + wait
+        while (left := deadline - time.monotonic()) > 0:
+            frame = self.next(left)
+            if frame is not None and frame.kind == "N":
+                return frame
+        return None
+
+    def expected(self) -> int:
+        """Return the number the rig expects now (from its status), and remember it."""
+        self.n = int(self.fields("STATUS")["N"])
+        return self.n
+
+    def settle(self) -> dict[str, str]:
+        """Return the status once nothing is queued or turning."""
+        deadline = time.monotonic() + REST_WAIT
+        while True:
+            fields = self.fields("STATUS")
+            if fields.get("L") == "0":
+                return fields
+            if time.monotonic() > deadline:
+                raise Failed(f"the rig still had {fields.get('L')} frames queued after "
+                             f"{REST_WAIT:.0f} s")
+            time.sleep(0.02)
+
+    def job(self) -> dict[str, str]:
+        """Return the ``JOB`` query's fields."""
+        return self.fields("JOB")
+
+    def pair(self) -> tuple[str, str]:
+        """Return two opposite faces with motors (or one face twice when there are none)."""
+        faces = self.rig.fields["FACES"] if self.rig else "UD"
+        for face in faces:
+            if _OPPOSITE[face] in faces:
+                return face, _OPPOSITE[face]
+        return faces[0], faces[0]
+
+
+def _turn(probe: Probe, *turns: str) -> None:
+    """Make ``turns`` (one slot) and undo them, checking both are accepted."""
+    probe.accept("MOVE", *turns)
+    probe.accept("MOVE", *(_undo(t) for t in turns))
+
+
+def _undo(turn: str) -> str:
+    return turn if turn.endswith("2") else turn[0] if turn.endswith("'") else turn + "'"
+
+
+# -- the checks ----------------------------------------------------------------------------------
+
+CheckFunction = Callable[[Probe], str]
+#: (name, section of docs/protocol.md, function), in the order they run.
+CHECKS: list[tuple[str, str, CheckFunction]] = []
+
+
+def check(name: str, section: str) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check of ``section`` (see :data:`CHECKS`)."""
+    def register(function: CheckFunction) -> CheckFunction:
+        CHECKS.append((name, section, function))
+        return function
+    return register
+
+
+@check("handshake: HELLO", "4.1 HELLO")
+def _hello(probe: Probe) -> str:
+    hello = probe.ask("HELLO")
+    if hello.fields.get("PROTO") != str(PROTOCOL_VERSION):
+        raise Failed(f"PROTO={hello.fields.get('PROTO')}, not {PROTOCOL_VERSION}")
+    for key in ("FW", "STATE", "RST", "N", "D", "L", "B"):
+        if key not in hello.fields:
+            raise Failed(f"HELLO lacks {key}=: {hello}")
+    RigState.from_wire(hello.fields["STATE"])
+    if hello.fields["RST"] not in ("PWR", "EXT", "BOR", "WDT", "NONE"):
+        raise Failed(f"RST={hello.fields['RST']} is not a reset cause of section 4.1")
+    probe.link.boot_id = hello.fields["B"]
+    probe.n = hello.field_int("N")
+    return f"{hello.fields['FW']}, boot {hello.fields['B']}, reset cause {hello.fields['RST']}"
+
+
+@check("handshake: RIG and LIMITS", "4.2 RIG and LIMITS")
+def _geometry(probe: Probe) -> str:
+    probe.rig = probe.ask("RIG")
+    limits = probe.ask("LIMITS")
+    for key in ("FACES", "STEPS", "MICRO", "QUEUE", "PAR", "SIZE"):
+        if key not in probe.rig.fields:
+            raise Failed(f"RIG lacks {key}=: {probe.rig}")
+    faces = probe.rig.fields["FACES"]
+    if len(faces) < 5 or any(f not in _OPPOSITE for f in faces):
+        raise Failed(f"FACES={faces} is not five or six of URFDLB")
+    try:
+        probe.limits = RigLimits.from_frames(probe.rig, limits)
+    except ProtocolError as err:
+        raise Failed(str(err)) from err
+    if probe.limits.max_speed * probe.limits.microsteps_per_rev > probe.limits.max_step_rate:
+        raise Failed(f"VMAX={limits.fields['VMAX']} is above RATE={limits.fields['RATE']}")
+    if not 0 < probe.limits.idle_off <= 1.0:
+        raise Failed(f"IDLE={limits.fields['IDLE']} ms: the drivers must go off within 1 s")
+    return (f"faces {faces}, queue {probe.rig.fields['QUEUE']}, {probe.limits.max_speed:g} "
+            f"rev/s, {probe.limits.acceleration:g} rev/s², drivers off after "
+            f"{probe.limits.idle_off:g} s")
+
+
+@check("an unknown query gets ERR BADCMD", "5 Queries")
+def _unknown_query(probe: Probe) -> str:
+    reply = probe.ask("NOSUCHQUERY")
+    if reply.word != "ERR" or reply.args[:1] != ("BADCMD",):
+        raise Failed(f"the reply to an unknown query was {reply}")
+    return str(reply)
+
+
+@check("a query is answered within its budget", "11 Timing")
+def _budget(probe: Probe) -> str:
+    best = float("inf")
+    for _ in range(10):
+        asked = time.monotonic()
+        reply = probe.ask("STATUS")
+        best = min(best, time.monotonic() - asked)
+    wire = (len(encode(Frame("Q1000", "STATUS"))) + len(encode(reply))) * 10 / probe.baudrate
+    allowed = QUERY_BUDGET + wire  # the budget, and both frames' time on the wire
+    if best > allowed:
+        raise Failed(f"the fastest of 10 answers took {1000 * best:.0f} ms "
+                     f"(budget {1000 * allowed:.0f} ms)")
+    return f"fastest answer {1000 * best:.1f} ms"
+
+
+@check("start clean: clear, nothing queued", "9 Jobs, stop and resume")
+def _clean(probe: Probe) -> str:
+    probe.expected()
+    probe.accept("CLEAR")
+    fields = probe.settle()
+    return f"state {fields.get('STATE')}, N={probe.n}"
+
+
+def _bad_frame(probe: Probe, data: bytes, what: str) -> str:
+    before = probe.expected()
+    heard = None
+    for _ in range(10):
+        probe.raw(data)
+        heard = probe.resend_request()
+        if heard is not None and heard.field_int("N") == before:
+            break
+    if probe.expected() != before:
+        raise Failed(f"{what} was executed (N moved from {before} to {probe.n})")
+    if heard is None:
+        raise Failed(f"{what} drew no resend request ($N RESEND N={before})")
+    return f"{what}: not executed, resend requested"
+
+
+@check("a frame with a wrong CRC is dropped, and a resend asked", "2.3 The check")
+def _wrong_crc(probe: Probe) -> str:
+    good = encode(Frame(f"S{probe.expected()}", "MOVE", ("U",)))
+    return _bad_frame(probe, good[:-3] + (b"00" if good[-3:-1] != b"00" else b"11") + b"\n",
+                      "a MOVE with a wrong CRC")
+
+
+@check("a CRC in lower-case hex is not accepted", "2.3 The check")
+def _lower_case_crc(probe: Probe) -> str:
+    body = f"S{probe.expected()} MOVE U".encode()
+    crc = b"%08x" % binascii.crc32(body)
+    if crc == crc.upper():
+        body = f"S{probe.n} MOVE U'".encode()
+        crc = b"%08x" % binascii.crc32(body)
+    return _bad_frame(probe, b"$" + body + b"*" + crc + b"\n", "a CRC in lower case")
+
+
+@check("a byte outside the alphabet spoils the frame", "2.2 Bytes")
+def _stray_byte(probe: Probe) -> str:
+    body = f"S{probe.expected()} MOVE U\x07".encode()
+    return _bad_frame(probe, b"$" + body + b"*%08X\n" % binascii.crc32(body), "a stray byte")
+
+
+@check("an over-long frame is dropped", "2.2 Bytes")
+def _long_frame(probe: Probe) -> str:
+    body = f"S{probe.expected()} MOVE U X={'A' * 220}".encode()
+    return _bad_frame(probe, b"$" + body + b"*%08X\n" % binascii.crc32(body), "a 240-byte frame")
+
+
+@check("a '$' cuts the frame before it and starts afresh", "2.1 Grammar")
+def _resync(probe: Probe) -> str:
+    before = probe.expected()
+    status = encode(Frame("Q12345", "STATUS"))  # five digits: never one of the link's own
+    for _ in range(10):
+        probe.raw(b"$S" + str(before).encode() + b" MO" + status)
+        deadline = time.monotonic() + 0.5
+        while (left := deadline - time.monotonic()) > 0:
+            frame = probe.next(left)
+            if frame is not None and frame.tag == "R12345":
+                if probe.expected() != before:
+                    raise Failed("the cut frame was executed")
+                return "the frame after the cut one was answered"
+    raise Failed("the frame after a cut one was never answered")
+
+
+@check("a repeat is answered again, never run again", "6.1 Exactly once")
+def _repeat(probe: Probe) -> str:
+    first, second = probe.pair()
+    probe.settle()
+    done = int(probe.fields("STATUS")["D"])
+    seq = probe.n
+    answer = probe.accept("MOVE", first)
+    again = probe.send("MOVE", first, number=seq)
+    if (again.word, again.fields.get("N")) != (answer.word, answer.fields.get("N")):
+        raise Failed(f"the repeat got {again}, the first copy {answer}")
+    probe.accept("MOVE", _undo(first))
+    after = int(probe.settle()["D"])
+    if (after - done) % SEQ_MODULUS != 2:
+        raise Failed(f"D went from {done} to {after} for two frames: a repeat ran again")
+    return f"frame {seq} answered twice alike, run once"
+
+
+@check("a gap draws a resend, and nothing runs out of order", "6.1 Exactly once")
+def _gap(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.settle()
+    done, seq = int(probe.fields("STATUS")["D"]), probe.expected()
+    ahead = encode(Frame(f"S{(seq + 1) % SEQ_MODULUS}", "MOVE", (_undo(first),)))
+    heard = None
+    for _ in range(10):  # frame N+1 before frame N: a resend of N, and nothing runs
+        probe.raw(ahead)
+        heard = probe.resend_request()
+        if heard is not None and heard.field_int("N") == seq:
+            break
+    status = probe.fields("STATUS")
+    if status.get("N") != str(seq) or status.get("D") != str(done):
+        raise Failed(f"frame {seq + 1} ran before frame {seq}: {status}")
+    if heard is None:
+        raise Failed(f"frame {seq + 1} before frame {seq} drew no resend request")
+    probe.accept("MOVE", first)
+    if probe.n == seq + 1:  # the rig did not hold it: send it again, now in order
+        probe.accept("MOVE", _undo(first))
+    after = int(probe.settle()["D"])
+    if probe.n != (seq + 2) % SEQ_MODULUS or (after - done) % SEQ_MODULUS != 2:
+        raise Failed(f"after frames {seq} and {seq + 1}: N={probe.n}, D {done} -> {after}")
+    return f"frame {seq + 1} waited for frame {seq}"
+
+
+@check("a known number with other content is refused (CONFLICT)", "6.2 The replay cache")
+def _conflict(probe: Probe) -> str:
+    first, _ = probe.pair()
+    seq = probe.n
+    probe.accept("MOVE", first)
+    other = probe.send("STOP", number=seq)  # another host's frame with the MOVE's number
+    stopped = RigState.from_wire(probe.fields("STATUS")["STATE"]) is RigState.STOPPED
+    if stopped:
+        probe.accept("CLEAR")
+    probe.accept("MOVE", _undo(first))
+    if stopped:
+        raise Failed(f"another frame numbered {seq} was run: {other}")
+    if other.word == "OK":
+        raise Failed(f"another frame numbered {seq} got the MOVE's acknowledgement: {other}")
+    if other.args[:1] != ("CONFLICT",):
+        raise Failed(f"another frame numbered {seq} got {other}, not ERR CONFLICT")
+    return str(other)
+
+
+@check("the replay cache keeps twice the queue", "6.2 The replay cache")
+def _replay_depth(probe: Probe) -> str:
+    depth = 2 * int(probe.rig.fields["QUEUE"]) if probe.rig else 16
+    first = probe.n
+    answers = [probe.accept("CLEAR") for _ in range(depth)]
+    again = probe.send("CLEAR", number=first)
+    if again.word != "OK" or again.fields.get("N") != answers[0].fields.get("N"):
+        raise Failed(f"frame {first}, {depth} frames back, got {again}")
+    return f"frame {first} answered from the cache {depth} frames later"
+
+
+@check("a refused frame is not accepted: its number stays free", "6.3 Refusals")
+def _refused_number(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.refusal("MOVE", "X")
+    _turn(probe, first)  # the same number, now with a good move: taken
+    return "the number of a refused frame was taken by the next"
+
+
+@check("MOVE: grammar", "7.1 Grammar")
+def _grammar(probe: Probe) -> str:
+    for bad in (("X",), ("R3",), ("RR",), ("R'2",), ()):
+        refused = probe.refusal("MOVE", *bad)
+        if refused.args[:1] != ("BADMOVE",):
+            raise Failed(f"MOVE {' '.join(bad)} got {refused}, not ERR BADMOVE")
+    first, _ = probe.pair()
+    for turn in (first, first + "'", first + "2"):
+        _turn(probe, turn)
+    return "bad moves refused, quarter, prime and half turns taken"
+
+
+@check("MOVE: only opposite faces together", "7.2 Slots")
+def _slots(probe: Probe) -> str:
+    assert probe.rig is not None
+    faces, parallel = probe.rig.fields["FACES"], probe.rig.fields["PAR"] == "1"
+    first, second = probe.pair()
+    adjacent = next(f for f in faces if f not in (first, second))
+    cases = [((first, adjacent), "ADJACENT"), ((first, first + "'"), "SAME"),
+             ((first, second, adjacent), "MANY")]
+    if not parallel:
+        cases.append(((first, second), "SERIAL"))
+    for turns, why in cases:
+        refused = probe.refusal("MOVE", *turns)
+        if refused.args[:1] != ("BADSLOT",) or refused.fields.get("WHY") != why:
+            raise Failed(f"MOVE {' '.join(turns)} got {refused}, not ERR BADSLOT WHY={why}")
+    if parallel:
+        _turn(probe, first, second + "'")  # and the floor: an opposite pair is taken
+    missing = [f for f in "URFDLB" if f not in faces]
+    if missing:
+        refused = probe.refusal("MOVE", missing[0])
+        if refused.args[:1] != ("NOMOTOR",):
+            raise Failed(f"MOVE {missing[0]} (no motor) got {refused}, not ERR NOMOTOR")
+    return "refused " + ", ".join(why for _, why in cases) + \
+        ("; an opposite pair taken" if parallel else "")
+
+
+@check("an unknown command gets ERR BADCMD", "6.3 Refusals")
+def _unknown_command(probe: Probe) -> str:
+    refused = probe.refusal("DANCE")
+    if refused.args[:1] != ("BADCMD",):
+        raise Failed(f"DANCE got {refused}")
+    return str(refused)
+
+
+@check("numbers wrap from 65535 to 0", "12 Sequence numbers")
+def _wrap(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.settle()
+    done = int(probe.fields("STATUS")["D"])
+    renumber = encode(Frame(f"S{probe.n}", "RENUMBER", ("65533",)))
+    for _ in range(20):  # its answer may be lost, and a copy sent again is then ahead of N
+        probe.raw(renumber)
+        if probe.expected() == 65533:
+            break
+    else:
+        raise Failed(f"RENUMBER 65533 left N at {probe.n}")
+    for _ in range(3):
+        _turn(probe, first)
+    after = int(probe.settle()["D"])
+    if probe.n != 3 or (after - done) % SEQ_MODULUS != 6:
+        raise Failed(f"across the wrap: N={probe.n} (want 3), D {done} -> {after} (want +6)")
+    return "frames 65533..2 taken in order"
+
+
+@check("stop finishes the turn, holds, and resume continues the job", "9 Jobs, stop and resume")
+def _stop_resume(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.settle()
+    turns = [first, _undo(first)] * 3
+    probe.accept("JOB", "C0FFEE00", str(len(turns)))
+    for turn in turns[:4]:
+        probe.accept("MOVE", turn)
+    probe.accept("STOP")
+    probe.settle()
+    job = probe.job()
+    if job.get("STATE") != "STOPPED" or job.get("J") != "C0FFEE00":
+        raise Failed(f"after STOP the job reads {job}")
+    made = int(job["JD"])
+    refused = probe.refusal("MOVE", first)
+    if refused.args[:1] != ("STOPPED",):
+        raise Failed(f"a move on a stopped rig got {refused}")
+    wrong = probe.refusal("RESUME", "DEADBEEF")
+    if wrong.args[:1] != ("NOJOB",):
+        raise Failed(f"RESUME of another job got {wrong}")
+    probe.accept("RESUME", "C0FFEE00")
+    for turn in turns[made:]:
+        probe.accept("MOVE", turn)
+    probe.settle()
+    job = probe.job()
+    if (job.get("JD"), job.get("JT"), job.get("STATE")) != (str(len(turns)), str(len(turns)),
+                                                              "READY"):
+        raise Failed(f"after the resume the job reads {job}")
+    return f"stopped after {made} of {len(turns)}, resumed to the end"
+
+
+@check("a new job waits for the last job's moves", "9 Jobs, stop and resume")
+def _job_busy(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.settle()
+    probe.accept("JOB", "0000BEEF", "2")
+    probe.accept("MOVE", first + "2")
+    probe.accept("MOVE", first + "2")
+    answer = probe.send("JOB", "0000FEED", "0")
+    if answer.word == "ERR" and answer.args[:1] == ("BUSY",):
+        outcome = "refused with BUSY while moves were queued"
+    elif answer.word == "OK" and answer.fields.get("L") == "0":
+        outcome = "the moves had already turned: taken"
+    else:
+        raise Failed(f"JOB with moves queued got {answer}")
+    probe.settle()
+    return outcome
+
+
+@check("the stop byte stops, inside a frame too, until CLEAR", "3 The emergency stop")
+def _estop(probe: Probe) -> str:
+    first, _ = probe.pair()
+    probe.settle()
+    seq, notices = probe.expected(), probe.notices
+    frame = encode(Frame(f"S{seq}", "MOVE", (first,)))
+    for _ in range(10):  # the stop byte in the middle of a frame: the frame survives it
+        probe.raw(frame[:5] + bytes([ESTOP]) + frame[5:])
+        if RigState.from_wire(probe.fields("STATUS")["STATE"]) is RigState.ESTOP:
+            break
+    else:
+        raise Failed("ten stop bytes inside a frame did not emergency-stop the rig")
+    if probe.expected() != seq:
+        raise Failed("the frame around the stop byte was run after the stop")
+    refused = probe.refusal("MOVE", first)
+    if refused.args[:1] != ("ESTOP",):
+        raise Failed(f"a move after the stop got {refused}")
+    probe.accept("CLEAR")
+    state = RigState.from_wire(probe.fields("STATUS")["STATE"])
+    if state is not RigState.IDLE:
+        raise Failed(f"after CLEAR the rig is {state}")
+    heard = "notice heard, " if probe.notices > notices else ""
+    return f"stopped, {heard}moves refused until CLEAR"
+
+
+def run_checks(url: str, *, baudrate: int = 250000,
+               progress: Optional[Callable[[Check], None]] = None) -> CheckResult:
+    """Return the outcome of every check of :data:`CHECKS` against the rig at ``url``;
+    ``progress`` hears each check as it ends.
+
+    Raises:
+        RigConnectionError: the port cannot be opened (or another program holds it).
+    """
+    result = CheckResult(url)
+    held = claim(url)
+    try:
+        link = Link(url, baudrate)
+    except BaseException:
+        held.release()
+        raise
+    probe, broken = Probe(link, baudrate), ""
+    try:
+        for name, section, function in CHECKS:
+            if broken:
+                outcome = Check(name, section, False, f"not run: {broken}")
+            else:
+                try:
+                    outcome = Check(name, section, True, function(probe))
+                except (Failed, RobotError) as err:
+                    outcome = Check(name, section, False, str(err))
+                    if function in (_hello, _geometry) or isinstance(err, RobotError) \
+                            and not isinstance(err, (ProtocolError, EmergencyStopError)):
+                        broken = f"{name} failed"
+            result.checks.append(outcome)
+            if progress is not None:
+                progress(outcome)
+    finally:
+        link.close()
+        held.release()
+    return result

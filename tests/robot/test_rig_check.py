@@ -1,0 +1,128 @@
+"""``cubebot rig-check``: the conformance suite passes on both rigs (the AVR resetting on open,
+on a noisy line) and catches deliberately broken ones, each by the section it breaks."""
+
+from __future__ import annotations
+
+import binascii
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cubebot.cli import main
+from cubebot.robot import Faults, SimulatedRig
+from cubebot.robot.avr import AvrRig, toolchain_missing
+from cubebot.robot.conformance import CHECKS, run_checks
+from cubebot.robot.protocol import Frame, encode
+from cubebot.robot.simfirmware import Firmware
+
+PROTOCOL_DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+NOISY_RESETS = Faults(drop=0.01, corrupt=0.01, duplicate=0.005, reset_on_open=True,
+                      boot_delay=0.5)
+
+
+def test_every_check_names_a_section_of_the_protocol_document() -> None:
+    headings = {m.group(1) for m in re.finditer(r"^#+ (\d[\d.]* .+)$", PROTOCOL_DOC.read_text(),
+                                                re.MULTILINE)}
+    assert len(CHECKS) >= 20
+    for name, section, _ in CHECKS:
+        assert section in headings, f"check {name!r} names §{section}, which the document lacks"
+
+
+def test_rig_check_passes_on_the_python_rig_at_real_timing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with SimulatedRig(seed=1) as sim:
+        assert main(["rig-check", "--port", sim.port, "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        assert result["passed"] and len(result["checks"]) == len(CHECKS)
+        assert sim.facelets == SimulatedRig(seed=1).facelets  # every turn was undone
+        assert main(["rig-check", "--port", sim.port]) == 0  # and again, as it left the rig
+    out = capsys.readouterr().out
+    assert f"{len(CHECKS)} of {len(CHECKS)} checks passed" in out and "§6.2" in out
+
+
+@pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
+def test_rig_check_passes_on_the_avr_firmware_resetting_on_open_on_a_noisy_line() -> None:
+    with AvrRig(faults=NOISY_RESETS, seed=7) as avr:
+        result = run_checks(avr.port)
+        made = avr.turns()
+    failed = [(c.name, c.detail) for c in result.checks if not c.passed]
+    assert result.passed, failed
+    assert not made.cut_short and made.moves  # it turned faces, whole turns only
+
+
+class _AdjacentPairs(Firmware):
+    """Turns two faces that are not opposite together (a jam at full torque)."""
+
+    def _slot(self, args: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        if len(args) == 2 and args[0][0] != args[1][0]:
+            from cubebot.solver import parse_moves
+            return tuple(parse_moves(" ".join(args)))
+        return super()._slot(args)
+
+
+class _AcknowledgesRefusals(Firmware):
+    """Answers a frame it refuses with OK, moving N on, without doing it."""
+
+    def _error(self, frame: Frame, code: str, detail=None) -> Frame:  # type: ignore[no-untyped-def]
+        return self._ok(frame) if frame.kind == "S" and code != "QUEUE_FULL" \
+            else super()._error(frame, code, detail)
+
+
+class _NumberOnlyReplay(Firmware):
+    """Keys its replay cache on the number only: another frame gets an old acknowledgement."""
+
+    def _answer(self, frame: Frame, now: float) -> bytes:
+        cached = self._replies.get((frame.number or 0) % 65536) if frame.kind == "S" else None
+        if cached is not None and frame.number != self.next_seq:
+            return cached[1]
+        return super()._answer(frame, now)
+
+
+class _ShortMemory(Firmware):
+    """Keeps only the last two answers, fewer than the protocol asks."""
+
+    def _answer(self, frame: Frame, now: float) -> bytes:
+        out = super()._answer(frame, now)
+        while len(self._replies) > 2:
+            self._replies.popitem(last=False)
+        return out
+
+
+class _DeafToTheStopInFrames(Firmware):
+    """Honours the stop byte only between frames (it checks it where frames are cut)."""
+
+    def receive(self, data: bytes, now: float) -> bytes:
+        if bytes([0x9B]) in data and b"$" in data:
+            data = data.replace(bytes([0x9B]), b"")
+        return super().receive(data, now)
+
+
+@pytest.mark.parametrize(("broken", "section"), [
+    (_AdjacentPairs, "7.2 Slots"),
+    (_AcknowledgesRefusals, "6.3 Refusals"),
+    (_NumberOnlyReplay, "6.2 The replay cache"),
+    (_ShortMemory, "6.2 The replay cache"),
+    (_DeafToTheStopInFrames, "3 The emergency stop"),
+], ids=lambda value: getattr(value, "__name__", value))
+def test_rig_check_catches_a_broken_rig_by_the_section_it_breaks(
+        broken: type[Firmware], section: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with SimulatedRig(seed=2, time_scale=0.0, firmware=broken) as sim:
+        assert main(["rig-check", "--port", sim.port, "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    failed = {check["section"] for check in result["checks"] if not check["passed"]}
+    assert section in failed, result["checks"]
+    assert sum(check["passed"] for check in result["checks"]) >= 5  # not a blanket failure
+
+
+def test_the_documents_worked_examples_carry_their_true_crcs() -> None:
+    frames = re.findall(r"\$([A-Z][^*\n`$]*)\*([0-9A-F]{8})", PROTOCOL_DOC.read_text())
+    assert len(frames) >= 10
+    for body, crc in frames:
+        assert f"{binascii.crc32(body.encode()):08X}" == crc, body
+
+
+def test_a_worked_example_round_trips_through_the_parser() -> None:
+    assert encode(Frame("S0", "MOVE", ("U", "D'"))) == b"$S0 MOVE U D'*%08X\n" % binascii.crc32(
+        b"S0 MOVE U D'")
