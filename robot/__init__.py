@@ -1,8 +1,10 @@
 """The rig: models and plans, the exactly-once wire protocol, the host client, the simulator.
 
->>> from cubebot.robot import RigModel, plan
+>>> from cubebot.robot import RigModel, plan, plan_actions
 >>> str(plan("U D' R2", RigModel.load("six-motor")))
 "U D' | R2"
+>>> str(plan_actions("U D' R2", RigModel.load("flipper")))
+'turn+90 flip flip turn-90 spin+90 flip turn-180'
 
 Importing the package registers the ``rigsim://`` URL scheme with pyserial, so
 ``serial.serial_for_url(sim.url)`` reaches an in-process :class:`SimulatedRig`.
@@ -13,6 +15,8 @@ import serial
 from cubebot.robot.errors import (
     EmergencyStopError,
     EndStopError,
+    ImpossibleActionError,
+    InvalidActionError,
     MissingMotorError,
     NoJobError,
     ProtocolError,
@@ -30,17 +34,21 @@ from cubebot.robot.errors import (
 from cubebot.robot.faults import Faults
 from cubebot.robot.host import JobStatus, Rig, RigInfo, job_id
 from cubebot.robot.sender import StreamReport
-from cubebot.robot.model import RigModel, builtin_models
+from cubebot.robot.model import RigKind, RigModel, builtin_models
 from cubebot.robot.plan import Plan, Slot, plan, rig_time
+from cubebot.robot.actions import Action, ActionPlan, ActionRig, plan_actions
+from cubebot.robot.actions.solving import RigSolution, solve_for_rig
 from cubebot.robot.simulator import SimulatedRig
 
 if "cubebot.robot.urlhandler" not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append("cubebot.robot.urlhandler")
 
 __all__ = [
-    "RigModel", "builtin_models", "Plan", "Slot", "plan", "rig_time",
+    "RigModel", "RigKind", "builtin_models", "Plan", "Slot", "plan", "rig_time",
+    "Action", "ActionRig", "ActionPlan", "plan_actions", "RigSolution", "solve_for_rig",
     "Rig", "RigInfo", "JobStatus", "job_id", "StreamReport", "SimulatedRig", "Faults",
     "RobotError", "RigConnectionError", "RigTimeoutError", "ProtocolError", "RigResetError",
     "RigFault", "StallError", "EndStopError", "QueueFullError", "MissingMotorError",
     "EmergencyStopError", "RigStoppedError", "NoJobError", "RigModelError", "UnplannableMoveError",
+    "InvalidActionError", "ImpossibleActionError",
 ]
