@@ -123,7 +123,7 @@ class ActionModel:
     switches: tuple[Switch, ...]
     verbs: tuple[Verb, ...]
     holding: tuple[tuple[str, str], ...] = ()
-    together: tuple[frozenset[str], ...] = ()
+    together: tuple[tuple[str, ...], ...] = ()
     half_turn_factor: float = 2.0
     source: str = field(default="<dict>", compare=False)
 
@@ -184,8 +184,8 @@ class ActionModel:
         if len(action.strokes) > 1:
             verbs = set(action.verbs)
             if len(verbs) != len(action.strokes) or \
-                    not any(verbs <= group for group in self.together):
-                groups = " or ".join("&".join(sorted(g)) for g in self.together) or "none"
+                    not any(verbs <= set(group) for group in self.together):
+                groups = " or ".join("&".join(g) for g in self.together) or "none"
                 raise InvalidActionError(
                     f"{str(action)!r}: these strokes cannot run together on this rig "
                     f"(together: {groups})")
@@ -218,7 +218,7 @@ class ActionModel:
                                   seconds=((0, switch.seconds_to(position)),)))
         holding = tuple(reader.pair(item, "holding") for item in
                         reader.sequence(data.get("holding", []), "holding"))
-        together = tuple(frozenset(reader.sequence(group, "together"))
+        together = tuple(tuple(reader.sequence(group, "together"))
                          for group in reader.sequence(data.get("together", []), "together"))
         model = cls(joints, switches, tuple(verbs), holding, together, factor, source)
         model._check_references()
@@ -242,7 +242,7 @@ class ActionModel:
         for switch, position in self.holding:
             self._check_position(switch, position, "holding")
         for group in self.together:
-            unknown = sorted(group - set(names))
+            unknown = sorted(set(group) - set(names))
             if unknown:
                 raise RigModelError(f"{where}: together names {', '.join(unknown)}, which are "
                                     "not verbs of this rig")
@@ -264,7 +264,8 @@ class _Reader:
         self.source = source
 
     def fail(self, path: str, message: str) -> RigModelError:
-        return RigModelError(f"{self.source}: {path} {message}")
+        joint = "" if message.startswith("=") else " "
+        return RigModelError(f"{self.source}: {path}{joint}{message}")
 
     def mapping(self, value: Any, path: str) -> dict[str, Any]:
         if value is None:

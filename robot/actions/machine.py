@@ -121,8 +121,9 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
             target = joints[verb.joint] + stroke.angle
             if not joint.allows(target):
                 raise ImpossibleActionError(
-                    f"{action}: {verb.joint} is at {joints[verb.joint]:+d} degrees and would go "
-                    f"to {target:+d}, outside its range {joint.describe_range()}")
+                    f"{action}: {verb.joint} is at {_degrees(joints[verb.joint])} degrees and "
+                    f"would go to {_degrees(target)}, outside its range "
+                    f"{joint.describe_range()}")
             joints[verb.joint] = target
         moves.extend(_stroke_moves(verb, stroke))
         strokes.append(verb.seconds_for(stroke.angle) + _after(verb, setting.last))
@@ -135,12 +136,15 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
     return Outcome(new, tuple(moves), max(0.0, automatic + max(strokes)))
 
 
+def _degrees(angle: int) -> str:
+    return f"{angle:+d}" if angle else "0"
+
+
 def _check_way(verb: Verb, stroke: Stroke, action: Action) -> None:
     if not verb.one_way or stroke.angle is None or stroke.angle * verb.one_way > 0:
         return
     way = "+" if verb.one_way > 0 else "-"
-    same = [a for a in verb.angles if (a - abs(stroke.angle)) % 360 == 0 or
-            (a + abs(stroke.angle)) % 360 == 0]
+    same = [a for a in verb.angles if (verb.one_way * a - stroke.angle) % 360 == 0]
     hint = f"; {verb.name}{way}{same[0]} ends in the same place" if same else ""
     raise ImpossibleActionError(
         f"{action}: {verb.name} turns one way only ({way}), so {stroke} would turn it "

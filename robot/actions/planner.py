@@ -37,7 +37,7 @@ from cubebot.solver.notation import Move, MoveSequence, as_moves, simplify
 
 __all__ = ["ActionPlan", "plan_actions", "planned_seconds", "face_turns"]
 
-_TIE = 1e-6  # seconds added per action, so that equal times go to the shorter plan
+_TIE = 1e-9  # seconds added per action, so that equal times go to the shorter plan
 _INDEX = {o: i for i, o in enumerate(ORIENTATIONS)}
 _THEN = [[_INDEX[g.then(h)] for h in ORIENTATIONS] for g in ORIENTATIONS]
 _START = _INDEX[START]
@@ -231,7 +231,7 @@ class _Tables:
 def _all_actions(model: ActionModel) -> list[Action]:
     actions = list(model.vocabulary())
     for group in model.together:
-        verbs = [model.verb_table[v] for v in sorted(group)]
+        verbs = [model.verb_table[v] for v in group]
         for size in range(2, len(verbs) + 1):
             for chosen in itertools.combinations(verbs, size):
                 for strokes in itertools.product(*(v.strokes() for v in chosen)):
@@ -267,7 +267,7 @@ def _group_chains(group: tuple[Move, ...]) -> list[Chain]:
 class _Programme:
     """The dynamic programme over one solution's groups, kept for reading the plan back."""
 
-    def __init__(self, tables: _Tables, moves: tuple[Move, ...]) -> None:
+    def __init__(self, tables: _Tables, moves: tuple[Move, ...], lookahead: bool = True) -> None:
         self.tables = tables
         self.groups = _groups(moves)
         n = len(tables.boundaries)
@@ -279,6 +279,11 @@ class _Programme:
             memo: dict[Chain, np.ndarray] = {(): layer}
             results = [self._through(memo, chain) for chain in _group_chains(group)]
             layer = np.minimum.reduce(results)
+            if not lookahead:
+                # keep only the cheapest state: the best any move-by-move rule can do
+                kept = np.full(layer.shape, math.inf)
+                kept[int(layer.argmin())] = layer.min()
+                layer = kept
             self.memo.append(memo)
             self.layers.append(layer)
 
@@ -301,12 +306,12 @@ class _Programme:
         for index in range(len(self.groups) - 1, -1, -1):
             memo, target = self.memo[index], self.layers[index + 1][state]
             chain = next(c for c in _group_chains(self.groups[index])
-                         if math.isclose(memo[c][state], target, abs_tol=1e-9))
+                         if math.isclose(memo[c][state], target, abs_tol=1e-11))
             for step in range(len(chain), 0, -1):
                 transition = self.tables.transition(chain[step - 1])
                 before, value = memo[chain[:step - 1]], memo[chain[:step]][state]
                 hits = np.nonzero((transition.dst == state) & np.isclose(
-                    before[transition.src] + transition.cost, value, rtol=0, atol=1e-9))[0]
+                    before[transition.src] + transition.cost, value, rtol=0, atol=1e-11))[0]
                 state = int(transition.src[hits[0]])
                 refs.append(int(transition.ref[hits[0]]))
         return refs[::-1], end
@@ -331,14 +336,17 @@ def planned_seconds(moves: MoveSequence, model: object) -> float:
         UnplannableMoveError: ``model`` is not an action rig.
     """
     programme = _Programme(_checked_tables(model), face_turns(moves))
-    return programme.best
+    return round(programme.best, 6)  # the tie-break is far below a microsecond
 
 
-def plan_actions(moves: MoveSequence, model: object) -> ActionPlan:
+def plan_actions(moves: MoveSequence, model: object, *, lookahead: bool = True) -> ActionPlan:
     """Return the fewest-time actions that make ``moves`` on an action rig (exact; see above).
 
     ``model`` is a :class:`~cubebot.robot.RigModel` of an action kind (or its ActionModel).
-    The cube starts in the rig's start orientation and may end in any.
+    The cube starts in the rig's start orientation and may end in any. With
+    ``lookahead=False`` each group of moves is made in the fastest way from where the last one
+    left the rig, without regard to what follows: the best a move-by-move rule can do, kept
+    as a baseline for the benchmark.
 
     Raises:
         UnplannableMoveError: ``model`` is not an action rig, or it cannot make some move.
@@ -346,10 +354,10 @@ def plan_actions(moves: MoveSequence, model: object) -> ActionPlan:
     """
     tables = _checked_tables(model)
     turns = face_turns(moves)
-    programme = _Programme(tables, turns)
+    programme = _Programme(tables, turns, lookahead)
     if math.isinf(programme.best):
-        raise UnplannableMoveError(f"the {tables.model.source} rig cannot make these moves "
-                                   "(some face never reaches a turning position)")
+        raise UnplannableMoveError(f"{tables.model.source}: the rig cannot make these moves "
+                                   "(some face never reaches a layer it can turn)")
     refs, end = programme.refs()
     actions = [a for ref in refs for a in tables.path(ref)]
     setting = start_setting(tables.model)

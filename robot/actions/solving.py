@@ -1,11 +1,13 @@
 """Robot-aware solving: of many solutions of a cube, the one a rig makes in the least time.
 
 A rig that turns the cube over pays for every reorientation, so the shortest solution is
-seldom the fastest. :func:`solve_for_rig` gathers candidates three ways -- the cube seen in each
-of its 24 orientations (each a different search, its moves renamed back), the solver's
-alternatives near the shortest within a time budget, and every such solution's own best plan --
-and keeps the one whose planned robot time is least. Motor rigs get the solver's own
-cost-aware choice by their rig time.
+seldom the fastest. :func:`solve_for_rig` gathers candidates -- the solver's alternatives near
+the shortest found within a time budget (its searches run on six views of the cube), optionally
+also for the cube seen in more of its 24 orientations (each a different search, its moves
+renamed back) -- plans each exactly and keeps the one with the least planned robot time. At a
+fixed budget one long search beats many short ones (``tests/benchmarks/bench_rigs.py``
+measures both), so by default the whole budget goes to the cube as it is. Motor rigs get the
+solver's own cost-aware choice by their rig time.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Sequence, Union
 
 from cubebot.robot.actions.orientation import START, Orientation
 from cubebot.robot.actions.planner import ActionPlan, face_turns, plan_actions, planned_seconds
@@ -101,25 +103,28 @@ def _alternatives(cube: Cube, timeout: float) -> list[tuple[Move, ...]]:
 
 
 def candidate_solutions(cube: Union[Cube, str], *, budget: float = DEFAULT_BUDGET,
-                        relabellings: Sequence[tuple[Move, ...]] = RELABELLINGS
-                        ) -> list[tuple[Move, ...]]:
+                        relabellings: int = 1) -> list[tuple[Move, ...]]:
     """Return distinct solutions of ``cube`` as face turns in the cube's own frame.
 
-    For each relabelling the cube is seen turned by that rotation and solved, collecting the
-    solver's alternatives for ``budget / len(relabellings)`` seconds; the moves are renamed back
-    to the cube as given. The plain solution of the cube comes first.
+    The cube is seen in each of the first ``relabellings`` orientations of
+    :data:`RELABELLINGS` (1: only as it is; 24: all) and solved, collecting the solver's
+    alternatives for ``budget / relabellings`` seconds each; the moves are renamed back to the
+    cube as given. The solver's default answer for the cube comes first.
 
     Raises:
         NotAFaceletStringError, ImpossibleCubeError: ``cube`` is not a real cube.
-        OptionError: a budget that is not a positive number.
+        OptionError: a budget that is not a positive number, or relabellings not in 1..24.
     """
     if not (isinstance(budget, (int, float)) and budget > 0 and math.isfinite(budget)):
         raise OptionError(f"budget={budget!r}: give the seconds of searching, a number > 0")
+    if not (isinstance(relabellings, int) and 1 <= relabellings <= len(RELABELLINGS)):
+        raise OptionError(f"relabellings={relabellings!r}: give how many of the cube's 24 "
+                          "orientations to search, 1 to 24")
     start = as_cube(cube)
     load_tables(start.size)
-    share = budget / max(1, len(relabellings))
+    share = budget / relabellings
     seen = {solve(start).moves: None}
-    for rotation in relabellings:
+    for rotation in RELABELLINGS[:relabellings]:
         for moves in _alternatives(start.apply(rotation), share):
             seen.setdefault(face_turns(rotation + moves))
     return list(seen)
@@ -133,28 +138,28 @@ def _motor_solution(cube: Cube, model: RigModel, budget: float) -> RigSolution:
 
 
 def solve_for_rig(cube: Union[Cube, str], model: Union[RigModel, str], *,
-                  budget: float = DEFAULT_BUDGET,
-                  relabellings: Optional[Sequence[tuple[Move, ...]]] = None) -> RigSolution:
+                  budget: float = DEFAULT_BUDGET, relabellings: int = 1) -> RigSolution:
     """Return the solution of ``cube`` with the least planned robot time on ``model``.
 
     ``model`` is a :class:`RigModel` or the name or path ``RigModel.load`` takes; the cube is
     a facelet string or Cube in the rig's start orientation. For an action rig the candidates
-    are :func:`candidate_solutions` (``budget`` seconds of searching), each planned exactly;
-    for a motor rig the solver's cost-aware choice by rig time within ``budget``.
+    are :func:`candidate_solutions` (``budget`` seconds of searching over ``relabellings``
+    orientations), each planned exactly; for a motor rig the solver's cost-aware choice by rig
+    time within ``budget``.
 
     Raises:
         NotAFaceletStringError, ImpossibleCubeError: ``cube`` is not a real cube.
         RigModelError: no such model.
-        OptionError: a bad budget.
+        OptionError: a bad budget or number of relabellings.
     """
     rig = model if isinstance(model, RigModel) else RigModel.load(model)
     start = as_cube(cube)
     if not rig.is_action_rig:
+        if not (isinstance(budget, (int, float)) and budget > 0):
+            raise OptionError(f"budget={budget!r}: give the seconds of searching, a number > 0")
         return _motor_solution(start, rig, budget)
     began = time.perf_counter()
-    candidates = candidate_solutions(start, budget=budget,
-                                     relabellings=RELABELLINGS if relabellings is None
-                                     else relabellings)
+    candidates = candidate_solutions(start, budget=budget, relabellings=relabellings)
     best = min(candidates, key=lambda moves: (planned_seconds(moves, rig), len(moves)))
     chosen = plan_actions(best, rig)
     log.info("%s: %d candidates, best %.2f s of robot time, %.2f s to choose", rig.name,

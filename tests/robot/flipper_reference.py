@@ -38,6 +38,25 @@ _ABOUT_VERTICAL: Matrix = ((0, 0, -1), (0, 1, 0), (1, 0, 0))
 _FLIP: Matrix = ((1, 0, 0), (0, 0, -1), (0, 1, 0))
 
 
+def _places(size: int) -> list[tuple[Vector, Vector]]:
+    """Return (position, outward normal) of each sticker, in facelet-string order.
+
+    Coordinates are doubled so that both sizes stay integral: a face's stickers lie at
+    ``size`` along its normal, their centres 2 apart across it.
+    """
+    places = []
+    for face in "URFDLB":
+        normal, across, down = _FACES[face]
+        for row in range(size):
+            for col in range(size):
+                a, d = 2 * col - (size - 1), 2 * row - (size - 1)
+                position = (size * normal[0] + a * across[0] + d * down[0],
+                            size * normal[1] + a * across[1] + d * down[1],
+                            size * normal[2] + a * across[2] + d * down[2])
+                places.append((position, normal))
+    return places
+
+
 def _apply(m: Matrix, v: Vector) -> Vector:
     return (sum(m[0][i] * v[i] for i in range(3)), sum(m[1][i] * v[i] for i in range(3)),
             sum(m[2][i] * v[i] for i in range(3)))
@@ -47,19 +66,8 @@ class FlipperReference:
     """A cube on a flipper: stickers as (position, normal) -> colour, and the holder's angle."""
 
     def __init__(self, facelets: str) -> None:
-        size = {54: 3, 24: 2}[len(facelets)]
-        self.stickers: dict[tuple[Vector, Vector], str] = {}
-        for index, face in enumerate("URFDLB"):
-            normal, across, down = _FACES[face]
-            for row in range(size):
-                for col in range(size):
-                    # doubled coordinates keep everything integral for both sizes
-                    offset = [2 * col - (size - 1), 2 * row - (size - 1)]
-                    position = tuple(size * normal[i] + offset[0] * across[i]
-                                     + offset[1] * down[i] for i in range(3))
-                    colour = facelets[index * size * size + row * size + col]
-                    self.stickers[(position, normal)] = colour  # type: ignore[index]
-        self.size = size
+        self.size = {54: 3, 24: 2}[len(facelets)]
+        self.stickers = dict(zip(_places(self.size), facelets))
         self.holder = 0
 
     def _turn(self, matrix: Matrix, quarters: int, bottom_only: bool) -> None:
@@ -82,6 +90,10 @@ class FlipperReference:
         self._turn(_ABOUT_VERTICAL, degrees // 90, bottom_only=verb == "turn")
         self.holder += degrees
         assert -90 <= self.holder <= 90, f"{action} takes the holder to {self.holder}"
+
+    def facelets(self) -> str:
+        """Return the stickers read at the rig's fixed positions, in facelet-string order."""
+        return "".join(self.stickers[place] for place in _places(self.size))
 
     def is_solved(self) -> bool:
         """Return True when the stickers on each side of the cube share one colour."""
