@@ -3,8 +3,9 @@
 >>> from cubebot.robot import RigModel, plan, plan_actions
 >>> str(plan("U D' R2", RigModel.load("six-motor")))
 "U D' | R2"
->>> str(plan_actions("U D' R2", RigModel.load("flipper")))
-'turn+90 flip flip turn-90 spin+90 flip turn-180'
+>>> flipper = plan_actions("U D' R2", RigModel.load("flipper"))
+>>> len(flipper), round(flipper.seconds, 2)
+(7, 7.18)
 
 Importing the package registers the ``rigsim://`` URL scheme with pyserial, so
 ``serial.serial_for_url(sim.url)`` reaches an in-process :class:`SimulatedRig`.

@@ -17,7 +17,7 @@ from typing import Optional, Union
 from cubebot.robot.actions.action import Action, ActionSequence, Stroke, as_actions
 from cubebot.robot.actions.definition import ActionModel, Verb
 from cubebot.robot.actions.orientation import START, Orientation
-from cubebot.robot.errors import ImpossibleActionError
+from cubebot.robot.errors import ImpossibleActionError, RigModelError
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import Move
@@ -156,15 +156,16 @@ class ActionRig:
 
     The cube starts in the rig's start orientation (its U up, its F at the rig's front), so a
     scanned facelet string goes in as it is. ``facelets`` reads the stickers at the rig's fixed
-    positions (centres wherever the cube has been turned to); ``cube`` names them by their
-    centres again. ``seconds`` adds up the model's time of every action run.
+    positions (centres wherever the cube has been turned to); ``cube`` is the cube as it now
+    sits, each face named by the centre at that position. ``seconds`` adds up the model's time
+    of every action run; ``done`` lists them.
 
     >>> from cubebot.robot import RigModel
     >>> rig = ActionRig(RigModel.load("flipper"))
     >>> rig.execute("flip")
     0.5
     >>> str(rig.orientation)
-    'F up, D front'
+    'B up, U front'
     """
 
     def __init__(self, model: "ActionModel | object", cube: Union[Cube, str, None] = None, *,
@@ -259,8 +260,6 @@ def _action_model(model: object) -> ActionModel:
     found = getattr(model, "actions", None)
     if isinstance(found, ActionModel):
         return found
-    from cubebot.robot.errors import RigModelError
-
     name = getattr(model, "name", model)
     raise RigModelError(f"rig model {name!r} turns faces with motors, not by actions; give an "
                         "action rig (flipper, ud-arm, two-gripper or a JSON file of that kind)")

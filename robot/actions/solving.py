@@ -29,7 +29,7 @@ from cubebot.solver.errors import NoSolutionError
 from cubebot.solver.notation import Move, format_moves
 from cubebot.solver.solve import as_cube, load_tables, solve
 
-__all__ = ["RigSolution", "RELABELLINGS", "DEFAULT_BUDGET", "candidate_solutions",
+__all__ = ["RigSolution", "RELABELLINGS", "DEFAULT_BUDGET", "candidate_solutions", "fastest",
            "solve_for_rig"]
 
 log = logging.getLogger(__name__)
@@ -159,9 +159,23 @@ def solve_for_rig(cube: Union[Cube, str], model: Union[RigModel, str], *,
             raise OptionError(f"budget={budget!r}: give the seconds of searching, a number > 0")
         return _motor_solution(start, rig, budget)
     began = time.perf_counter()
-    candidates = candidate_solutions(start, budget=budget, relabellings=relabellings)
-    best = min(candidates, key=lambda moves: (planned_seconds(moves, rig), len(moves)))
-    chosen = plan_actions(best, rig)
+    found = fastest(candidate_solutions(start, budget=budget, relabellings=relabellings), rig)
     log.info("%s: %d candidates, best %.2f s of robot time, %.2f s to choose", rig.name,
-             len(candidates), chosen.seconds, time.perf_counter() - began)
+             found.candidates, found.seconds, time.perf_counter() - began)
+    return found
+
+
+def fastest(candidates: Sequence[Sequence[Move]], model: RigModel) -> RigSolution:
+    """Return the candidate with the least planned robot time on an action rig, with its plan.
+
+    Ties go to the shorter solution, then to the earlier candidate.
+
+    Raises:
+        OptionError: no candidates.
+        UnplannableMoveError: ``model`` is not an action rig.
+    """
+    if not candidates:
+        raise OptionError("no candidate solutions to choose from")
+    best = min(candidates, key=lambda moves: (planned_seconds(moves, model), len(moves)))
+    chosen = plan_actions(best, model)
     return RigSolution(chosen.moves, chosen, len(candidates))

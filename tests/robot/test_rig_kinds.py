@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cubebot.robot import RigKind, RigModel, RigModelError, builtin_models
+from cubebot.robot import RigKind, RigModel, RigModelError, builtin_models, plan_actions
 from cubebot.robot.actions import ORIENTATIONS, START, Orientation
 from cubebot.solver import Move
 
@@ -101,3 +101,13 @@ def test_there_are_24_orientations_and_rotations_move_between_them() -> None:
         Orientation("UUFDLB")
     with pytest.raises(RigModelError, match="not a way a cube can sit"):
         Orientation("ULFDRB")  # mirrored
+
+
+def test_the_model_of_your_own_in_docs_loads_and_plans() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "rigs.md").read_text()
+    block = text.split("```json\n", 1)[1].split("```", 1)[0]
+    model = RigModel.from_dict(json.loads(block), "docs/rigs.md")
+    assert model.kind is RigKind.FLIPPER and model.actions is not None
+    assert not model.actions.joint_table["holder"].bounded
+    # a turntable without end never needs a spin to make room for a turn
+    assert plan_actions("D D", model).strings in (["turn+180"], ["turn-180"])
