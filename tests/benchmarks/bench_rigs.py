@@ -36,6 +36,8 @@ from cubebot.robot.actions.greedy import cubotino_actions, two_gripper_actions, 
 from cubebot.robot.actions.solving import candidate_solutions, fastest
 from cubebot.solver import Cube, Move, load_tables, solve
 
+from bench_robot import table  # noqa: E402 - the benchmarks' folder is the script's own
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robot"))
 from flipper_reference import check_flipper_plan  # noqa: E402 - the test's own simulation
 
@@ -147,14 +149,6 @@ def relabel_rows(cubes: int, budget: float, seed: int) -> list[tuple[str, ...]]:
                      f"{statistics.mean(actions):.1f}", f"{statistics.mean(seconds):.2f} s"))
     print(file=sys.stderr)
     return rows
-
-
-def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(headers, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)) for row in rows]
-    return "\n".join(lines)
 
 
 def main() -> None:
