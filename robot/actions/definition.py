@@ -21,7 +21,9 @@ and a simulator all read the same truth:
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Mapping, Optional
@@ -152,9 +154,18 @@ class ActionModel:
         """Return the verbs some other verb's time depends on (the planner remembers these)."""
         return frozenset(name for v in self.verbs for name, _ in v.after)
 
-    def vocabulary(self) -> tuple[Action, ...]:
-        """Return every single-stroke action the model knows, verb by verb."""
-        return tuple(Action((s,)) for v in self.verbs for s in v.strokes())
+    def vocabulary(self, *, combined: bool = False) -> tuple[Action, ...]:
+        """Return every action the model knows: single strokes verb by verb, then (with
+        ``combined``) the strokes that may run together, as ``top-90&bottom-180``."""
+        actions = [Action((s,)) for v in self.verbs for s in v.strokes()]
+        if combined:
+            for group in self.together:
+                verbs = [self.verb_table[name] for name in group]
+                for size in range(2, len(verbs) + 1):
+                    for chosen in itertools.combinations(verbs, size):
+                        for strokes in itertools.product(*(v.strokes() for v in chosen)):
+                            actions.append(Action(tuple(strokes)))
+        return tuple(actions)
 
     def describe(self) -> str:
         """Return the vocabulary in short, for messages."""
@@ -229,6 +240,10 @@ class ActionModel:
         names = [v.name for v in self.verbs]
         if len(set(names)) != len(names):
             raise RigModelError(f"{where}: two verbs share a name in {names}")
+        for name in names:
+            if not _VERB_NAME.fullmatch(name):
+                raise RigModelError(f"{where}: verb {name!r} cannot be written in an action "
+                                    "string; use lower-case letters and digits joined by '-'")
         for verb in self.verbs:
             if verb.joint is not None and verb.joint not in self.joint_table:
                 raise RigModelError(f"{where}: verbs.{verb.name}.joint={verb.joint!r} is not "
@@ -255,6 +270,7 @@ class ActionModel:
 
 
 _ONE_WAY = {"+": 1, "-": -1}
+_VERB_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*")
 
 
 class _Reader:

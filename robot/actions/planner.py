@@ -126,7 +126,7 @@ class _Tables:
 
     def __init__(self, model: ActionModel) -> None:
         self.model = model
-        self.actions = _all_actions(model)
+        self.actions = model.vocabulary(combined=True)
         self._outcomes: dict[Setting, list[tuple[Action, Outcome]]] = {}
         self.boundaries: list[Setting] = [start_setting(model)]
         self._boundary_index = {self.boundaries[0]: 0}
@@ -226,17 +226,6 @@ class _Tables:
             node, previous = parents[node]
             actions.append(previous)
         return actions[::-1]
-
-
-def _all_actions(model: ActionModel) -> list[Action]:
-    actions = list(model.vocabulary())
-    for group in model.together:
-        verbs = [model.verb_table[v] for v in group]
-        for size in range(2, len(verbs) + 1):
-            for chosen in itertools.combinations(verbs, size):
-                for strokes in itertools.product(*(v.strokes() for v in chosen)):
-                    actions.append(Action(tuple(strokes)))
-    return actions
 
 
 @lru_cache(maxsize=16)

@@ -11,7 +11,7 @@ import pytest
 
 from cubebot.robot import (ActionRig, ImpossibleActionError, RigModel, UnplannableMoveError,
                            plan, plan_actions, rig_time)
-from cubebot.robot.actions import Action, advance, face_turns, planned_seconds, start_setting
+from cubebot.robot.actions import advance, face_turns, planned_seconds, start_setting
 from cubebot.robot.actions.greedy import cubotino_actions, two_gripper_actions, ud_arm_actions
 from cubebot.solver import Cube, Move, invert, solve
 from cubebot.solver.geometry import move_permutation
@@ -63,10 +63,7 @@ def _fastest_by_brute_force(model: RigModel, cube: Cube, bound: float) -> float:
     """
     actions = model.actions
     assert actions is not None
-    vocabulary = list(actions.vocabulary())
-    vocabulary += [Action(a.strokes + b.strokes) for a, b in itertools.combinations(vocabulary, 2)
-                   if any(set(a.verbs + b.verbs) <= set(group) and a.verbs != b.verbs
-                          for group in actions.together)]
+    vocabulary = actions.vocabulary(combined=True)
     start = (cube.facelets, start_setting(actions))
     best = {start: 0.0}
     heap = [(0.0, 0, start)]

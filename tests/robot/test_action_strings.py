@@ -59,6 +59,8 @@ def test_ud_arm_turns_u_and_d_together_but_not_the_arm_with_them() -> None:
         UD_ARM.action("top-90&arm+90")
     assert {str(a) for a in UD_ARM.vocabulary() if a.verbs == ("spin",)} == \
         {"spin+90", "spin+180", "spin+270"}
+    together = [a for a in UD_ARM.vocabulary(combined=True) if len(a.strokes) == 2]
+    assert len(together) == 9 and str(together[0]) == "top-90&bottom-90"
 
 
 def test_two_gripper_has_jaw_verbs_of_its_own() -> None:

@@ -75,6 +75,7 @@ def test_a_users_file_sets_its_own_timings_and_range(tmp_path: Path) -> None:
     (lambda d: d["joints"]["holder"].update(one_way="up"), "one_way='up' should be"),
     (lambda d: d["switches"]["cover"].update(automatic=False), "should map each position"),
     (lambda d: d["verbs"]["spin"].update(speed=2), r"verbs.spin has unknown field\(s\) speed"),
+    (lambda d: d["verbs"].update({"Tip Over": {"seconds": 1}}), "cannot be written"),
 ])
 def test_bad_action_rig_fields_are_named(change: Any, message: str) -> None:
     data = _flipper_data()
