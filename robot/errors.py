@@ -32,6 +32,8 @@ __all__ = [
     "PortBusyError",
     "RigModelError",
     "UnplannableMoveError",
+    "InvalidActionError",
+    "ImpossibleActionError",
     "OptionError",
     "fault_error",
 ]
@@ -219,3 +221,20 @@ class RigModelError(ValueError):
 
 class UnplannableMoveError(ValueError):
     """A move sequence holds a move the rig model cannot execute (missing face, rotation)."""
+
+
+class InvalidActionError(ValueError):
+    """Text that is not an action of the rig: not of the form ``verb+90``, or a verb or angle
+    the rig model does not know (the message lists what it knows)."""
+
+
+class ImpossibleActionError(ValueError):
+    """An action the rig cannot do in its present state: a joint out of its range, a one-way
+    joint turned backwards, a turn without the grip it needs, a regrip that would drop the cube.
+
+    ``index`` is the action's place in the sequence being run (0-based), or None.
+    """
+
+    def __init__(self, message: str, index: "int | None" = None) -> None:
+        super().__init__(message)
+        self.index = index

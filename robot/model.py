@@ -1,25 +1,46 @@
-"""Rig models: which faces have motors and how fast they turn, read from JSON files.
+"""Rig models: what a rig is and how fast it works, read from JSON files.
 
-A model file names the faces with motors (all six, or five for rigs that rest the cube on one
-face), the stepper geometry (full steps per quarter turn, microstepping), the motion limits
-(maximum speed in revolutions per second, acceleration in revolutions per second squared),
-whether opposite faces may turn at the same time, and the settle time after each turn. The
-built-in models live in ``robot/rigs/*.json`` and load by name (``RigModel.load("six-motor")``).
+A model's ``kind`` says how the rig turns the cube. ``six-motor`` and ``five-motor`` rigs clamp
+the cube and turn faces with motors: their file names the faces with motors (all six, or five
+for rigs that rest the cube on one face), the stepper geometry (full steps per quarter turn,
+microstepping), the motion limits (maximum speed in revolutions per second, acceleration in
+revolutions per second squared), whether opposite faces may turn at the same time, and the
+settle time after each turn. Action rigs (``flipper``, ``ud-arm``, ``two-gripper``) turn the
+cube over to bring a face to their one or two turning mechanisms: their file describes joints,
+switches and verbs instead (:mod:`cubebot.robot.actions.definition`; ``docs/rigs.md``). The
+built-in models live in ``robot/rigs/*.json`` and load by name (``RigModel.load("flipper")``).
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
+from cubebot.robot.actions.definition import ACTION_FIELDS, ActionModel
 from cubebot.robot.errors import RigModelError
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["RigModel", "builtin_models", "turn_seconds"]
+__all__ = ["RigKind", "RigModel", "builtin_models", "turn_seconds"]
+
+
+class RigKind(enum.StrEnum):
+    """How a rig turns the cube: a motor per face, or actions that turn the cube over."""
+
+    SIX_MOTOR = "six-motor"
+    FIVE_MOTOR = "five-motor"
+    FLIPPER = "flipper"
+    UD_ARM = "ud-arm"
+    TWO_GRIPPER = "two-gripper"
+
+    @property
+    def turns_cube_over(self) -> bool:
+        """Return True for the kinds that reorient the cube (planned as actions)."""
+        return self not in (RigKind.SIX_MOTOR, RigKind.FIVE_MOTOR)
 
 #: Revolutions of the face in one quarter turn.
 QUARTER_REV = 0.25
@@ -64,6 +85,8 @@ class RigModel:
     parallel_opposite: bool = True
     settle_time: float = 0.015
     description: str = ""
+    kind: Optional[RigKind] = None  # None: six-motor or five-motor, by the number of faces
+    actions: Optional[ActionModel] = None  # an action rig's joints, switches and verbs
 
     def __post_init__(self) -> None:
         faces = self.faces.upper()
@@ -85,6 +108,34 @@ class RigModel:
                 raise RigModelError(f"rig model {self.name!r}: {field_name} must be > 0")
         if self.settle_time < 0:
             raise RigModelError(f"rig model {self.name!r}: settle_time must be >= 0")
+        self._check_kind()
+
+    def _check_kind(self) -> None:
+        if self.kind is None:
+            kind = RigKind.SIX_MOTOR if len(set(self.faces.upper())) == 6 else RigKind.FIVE_MOTOR
+            object.__setattr__(self, "kind", kind)
+        elif not isinstance(self.kind, RigKind):
+            raise RigModelError(f"rig model {self.name!r}: kind={self.kind!r} is not a RigKind")
+        if self.is_action_rig != (self.actions is not None):
+            raise RigModelError(
+                f"rig model {self.name!r}: kind {self.kind} "
+                + ("needs joints, switches and verbs (an action model)" if self.is_action_rig
+                   else "turns faces with motors and takes no action model"))
+        motors = {RigKind.SIX_MOTOR: 6, RigKind.FIVE_MOTOR: 5}.get(self.kind_value)
+        if motors is not None and len(set(self.faces.upper())) != motors:
+            raise RigModelError(f"rig model {self.name!r}: kind {self.kind} has {motors} motors "
+                                f"but faces={self.faces!r}")
+
+    @property
+    def kind_value(self) -> RigKind:
+        """Return the kind (never None once the model is built)."""
+        assert self.kind is not None
+        return self.kind
+
+    @property
+    def is_action_rig(self) -> bool:
+        """Return True when the rig turns the cube over (a flipper, ud-arm or two-gripper)."""
+        return self.kind_value.turns_cube_over
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> "RigModel":
@@ -96,6 +147,10 @@ class RigModel:
         if not isinstance(data, dict):
             raise RigModelError(
                 f"{source}: a rig model is a JSON object, got {type(data).__name__}")
+        rig_kind = cls._read_kind(data, source)
+        if rig_kind is not None and rig_kind.turns_cube_over:
+            return cls._action_rig(data, rig_kind, source)
+        data = {k: v for k, v in data.items() if k != "kind"}
         missing = [k for k in _FIELDS if k not in data]
         if missing:
             raise RigModelError(f"{source}: rig model lacks {', '.join(missing)}")
@@ -112,11 +167,35 @@ class RigModel:
                     f"{source}: {key}={value!r} should be of type {kind.__name__}"
                 )
             values[key] = value
-        return cls(**values)
+        return cls(**values, kind=rig_kind)
+
+    @staticmethod
+    def _read_kind(data: dict[str, Any], source: str) -> Optional[RigKind]:
+        if "kind" not in data:
+            return None
+        try:
+            return RigKind(data["kind"])
+        except ValueError:
+            kinds = ", ".join(k.value for k in RigKind)
+            raise RigModelError(f"{source}: kind={data['kind']!r} is not a rig kind; "
+                                f"choose one of {kinds}") from None
+
+    @classmethod
+    def _action_rig(cls, data: dict[str, Any], kind: RigKind, source: str) -> "RigModel":
+        unknown = sorted(set(data) - set(ACTION_FIELDS) - {"name", "kind", "description"})
+        if unknown:
+            raise RigModelError(f"{source}: unknown field(s) {', '.join(unknown)} for a {kind} "
+                                f"rig; it takes name, kind, description, "
+                                f"{', '.join(ACTION_FIELDS)}")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise RigModelError(f"{source}: rig model lacks a name")
+        return cls(name=name, description=str(data.get("description", "")), kind=kind,
+                   actions=ActionModel.from_dict(data, source))
 
     @classmethod
     def load(cls, name_or_path: Union[str, Path]) -> "RigModel":
-        """Return a built-in model by name (``"six-motor"``, ``"five-motor"``) or a JSON file.
+        """Return a built-in model by name (``"six-motor"``, ``"flipper"``...) or a JSON file.
 
         Raises:
             RigModelError: no such built-in model or file, bad JSON, or bad fields.

@@ -4,6 +4,9 @@ A slot holds the turns that run at the same time: one face turn, or -- on a rig 
 allows it -- two turns of opposite faces (``U`` with ``D'``), which commute and so may share a
 slot. A slot lasts as long as its slowest turn plus the model's settle time. The plan's time is
 the cost the 3x3 solver's cost-aware choice minimises (:func:`rig_time`).
+
+Rigs that turn the cube over (flipper, ud-arm, two-gripper) are planned as actions by
+:func:`cubebot.robot.actions.plan_actions`; :func:`rig_time` answers for every kind.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from cubebot.robot.actions.planner import planned_seconds
 from cubebot.robot.errors import UnplannableMoveError
 from cubebot.robot.model import RigModel
 from cubebot.solver.notation import Move, MoveSequence, as_moves, format_moves
@@ -81,9 +85,14 @@ def plan(moves: MoveSequence, model: RigModel) -> Plan:
     opposite turns; the moves keep their order, so the cube ends in the same state.
 
     Raises:
-        UnplannableMoveError: a move turns a face without a motor, or the whole cube.
+        UnplannableMoveError: a move turns a face without a motor, or the whole cube; or the
+            model is an action rig (plan it with :func:`cubebot.robot.actions.plan_actions`).
         InvalidMoveError: ``moves`` is text that does not parse.
     """
+    if model.is_action_rig:
+        raise UnplannableMoveError(
+            f"the {model.name} rig ({model.kind}) turns the cube over: plan its moves as "
+            "actions with cubebot.robot.actions.plan_actions")
     sequence = as_moves(moves)
     slots: list[Slot] = []
     pending: list[Move] = []
@@ -107,8 +116,11 @@ def rig_time(moves: Sequence[Move], model: RigModel) -> float:
     """Return the seconds ``model`` needs to execute ``moves`` (``math.inf`` if it cannot).
 
     Usable as the 3x3 solver's ``cost=`` through ``functools.partial(rig_time, model=m)``: a
-    sequence that turns a face without a motor costs infinity, so it is never chosen.
+    sequence that turns a face without a motor costs infinity, so it is never chosen. On an
+    action rig it is the time of the fewest-time plan of actions.
     """
+    if model.is_action_rig:
+        return planned_seconds(moves, model)
     try:
         return plan(moves, model).seconds
     except UnplannableMoveError:

@@ -28,7 +28,45 @@ def _print_net(facelets: str) -> None:
         print(net(facelets))
 
 
+def _solve_for_rig(args: argparse.Namespace) -> int:
+    # the robot part (and its planner) loads only when a rig is asked for
+    from cubebot.robot import RigModel, solve_for_rig
+    from cubebot.robot.actions.solving import DEFAULT_BUDGET
+
+    clashes = [flag for flag, given in (("--target", args.target), ("--optimal", args.optimal),
+                                        ("--max-length", args.max_length is not None),
+                                        ("--faces", args.faces is not None)) if given]
+    if clashes:
+        raise ValueError(f"--rig chooses the solution by the robot's time: leave out "
+                         f"{', '.join(clashes)}")
+    model = RigModel.load(args.rig)
+    cube = Cube(args.facelets)
+    found = solve_for_rig(cube, model, budget=args.timeout or DEFAULT_BUDGET)
+    if args.json:
+        print(json.dumps({
+            "facelets": cube.facelets,
+            "moves": str(found),
+            "length": len(found.moves),
+            "metric": "htm",
+            "optimal": False,
+            "rig": model.name,
+            "kind": str(model.kind),
+            "actions": found.actions,
+            "robot_time": round(found.seconds, 3),
+            "candidates": found.candidates,
+        }))
+    else:
+        print(str(found) if found.moves else "(already solved: no moves)")
+        if found.actions:
+            print(" ".join(found.actions))
+        print(f"robot time {found.seconds:.2f} s on the {model.name} rig "
+              f"({len(found.actions)} {'actions' if model.is_action_rig else 'slots'})")
+    return 0
+
+
 def _solve(args: argparse.Namespace) -> int:
+    if args.rig is not None:
+        return _solve_for_rig(args)
     options = {}
     if args.max_length is not None:
         options["max_length"] = args.max_length
@@ -115,6 +153,10 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--timeout", type=float, help="seconds to search (3x3)")
     p.add_argument("--optimal", action="store_true", help="prove the shortest solution (3x3)")
     p.add_argument("--faces", help="turn only these faces, e.g. URFDL for a rig without B (3x3)")
+    p.add_argument("--rig", metavar="KIND",
+                   help="choose the solution this rig makes fastest and print its plan: a "
+                        "built-in model (six-motor, five-motor, flipper, ud-arm, two-gripper) "
+                        "or a rig model JSON file; --timeout is then the search budget")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_solve)
 
