@@ -14,8 +14,9 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
+from cubebot.robot.camera_views import RigCameras
 from cubebot.robot.errors import RigModelError
 from cubebot.solver.notation import FACE_LETTERS
 
@@ -64,6 +65,7 @@ class RigModel:
     parallel_opposite: bool = True
     settle_time: float = 0.015
     description: str = ""
+    cameras: Optional[RigCameras] = None  # fixed cameras that scan the cube in place
 
     def __post_init__(self) -> None:
         faces = self.faces.upper()
@@ -99,10 +101,12 @@ class RigModel:
         missing = [k for k in _FIELDS if k not in data]
         if missing:
             raise RigModelError(f"{source}: rig model lacks {', '.join(missing)}")
-        unknown = sorted(set(data) - set(_FIELDS) - {"description"})
+        unknown = sorted(set(data) - set(_FIELDS) - {"description", "cameras"})
         if unknown:
             raise RigModelError(f"{source}: unknown rig model field(s) {', '.join(unknown)}")
         values: dict[str, Any] = {"description": str(data.get("description", ""))}
+        if "cameras" in data:
+            values["cameras"] = RigCameras.from_dict(data["cameras"], f"{source}: cameras")
         for key, kind in _FIELDS.items():
             value = data[key]
             if kind is float and isinstance(value, int) and not isinstance(value, bool):
