@@ -97,15 +97,19 @@ class DoubtfulScanError(ScanError):
     sticker to the camera or photo that saw it (``"hidden"`` for one no camera sees);
     ``camera_names`` lists those cameras; ``reading`` and ``confidence`` are the classifier's
     best real cube and its per-sticker confidences (None when no cube was read), for a second
-    look to combine with.
+    look to combine with; ``seen_by`` names, per sticker, the camera that read it (None:
+    hidden) and ``frames`` counts the frames read.
     """
 
     def __init__(self, message: str, *, stickers: Sequence[int] = (),
                  cameras: Mapping[int, str] | None = None, faces: Sequence[str] = (),
                  reading: str | None = None, confidence: Any = None,
-                 camera_names: Sequence[str] = ()) -> None:
+                 camera_names: Sequence[str] = (), seen_by: Sequence[str | None] = (),
+                 frames: int = 0) -> None:
         super().__init__(message, faces=faces, stickers=stickers)
         self.cameras = dict(cameras or {})
+        self.seen_by = tuple(seen_by)
+        self.frames = frames
         self.camera_names = list(camera_names)
         self.reading = reading
         self.confidence = confidence

@@ -263,7 +263,8 @@ def _doubtful(err: Any, scan: ViewScan) -> DoubtfulScanError:
         f"cameras' light and aim ({err})", stickers=stickers, cameras=where,
         faces=sorted({FACE_LETTERS[i // (size * size)] for i in stickers},
                      key=FACE_LETTERS.index),
-        reading=err.reading, confidence=confidence, camera_names=cameras)
+        reading=err.reading, confidence=confidence, camera_names=cameras,
+        seen_by=scan.camera, frames=len(scan.shots))
 
 
 def _supplied(scan: ViewScan, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
