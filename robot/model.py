@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from cubebot.robot.actions.definition import ACTION_FIELDS, ActionModel
+from cubebot.robot.camera_views import RigCameras
 from cubebot.robot.errors import RigModelError
 from cubebot.solver.notation import FACE_LETTERS
 
@@ -87,6 +88,7 @@ class RigModel:
     description: str = ""
     kind: Optional[RigKind] = None  # None: six-motor or five-motor, by the number of faces
     actions: Optional[ActionModel] = None  # an action rig's joints, switches and verbs
+    cameras: Optional[RigCameras] = None  # fixed cameras that scan the cube in place
 
     def __post_init__(self) -> None:
         faces = self.faces.upper()
@@ -154,10 +156,12 @@ class RigModel:
         missing = [k for k in _FIELDS if k not in data]
         if missing:
             raise RigModelError(f"{source}: rig model lacks {', '.join(missing)}")
-        unknown = sorted(set(data) - set(_FIELDS) - {"description"})
+        unknown = sorted(set(data) - set(_FIELDS) - {"description", "cameras"})
         if unknown:
             raise RigModelError(f"{source}: unknown rig model field(s) {', '.join(unknown)}")
         values: dict[str, Any] = {"description": str(data.get("description", ""))}
+        if "cameras" in data:
+            values["cameras"] = RigCameras.from_dict(data["cameras"], f"{source}: cameras")
         for key, kind in _FIELDS.items():
             value = data[key]
             if kind is float and isinstance(value, int) and not isinstance(value, bool):

@@ -104,7 +104,7 @@ def scan_face(frame: np.ndarray, face: str, size: int, *,
         try:
             grid = detect_grid(frame, size)
         except GridNotFoundError as err:
-            raise GridNotFoundError(str(err), face=face) from err
+            raise GridNotFoundError(err.reason, face=face) from err
     rgb, spread = sample_stickers(frame, grid)
     return FaceView(face, frame, grid, rgb, spread)
 
@@ -128,12 +128,12 @@ def scan_faces(camera: Camera, size: int, *, sample_points: SamplePoints | None 
         try:
             scan.views[face] = scan_face(frame, face, size, sample_points=sample_points)
         except GridNotFoundError as err:
-            failures[face] = str(err)
+            failures[face] = err.reason
             log.info("%s", err)
     if failures:
         by_reason: dict[str, list[str]] = {}
         for face, reason in failures.items():
-            by_reason.setdefault(reason.split(": ", 1)[1], []).append(face)
+            by_reason.setdefault(reason, []).append(face)
         reasons = (next(iter(by_reason)) if len(by_reason) == 1 else "; ".join(
             f"{' '.join(faces)}: {reason}" for reason, faces in by_reason.items()))
         raise ScanError(f"re-shoot face(s) {' '.join(failures)}: {reasons}", faces=list(failures))
@@ -264,13 +264,14 @@ def classify_scan(scan: FaceScan, *, profile: Any = None, scheme: Any = None,
             Cube(result.facelets)
         except DoubtfulStickersError as err:
             if first_error is None:
-                first_error = _reshoot(sorted(err.stickers), size, str(err))
+                first_error = _reshoot(sorted(err.stickers), size, str(err), named=True)
             continue
         except FaceletError as err:
             if first_error is None:
                 worst = np.argsort(np.asarray(result.confidence))[:max(2, size)]
                 first_error = _reshoot(sorted(int(i) for i in worst), size,
-                                       f"the colours read do not make a real cube ({err})")
+                                       f"the colours read do not make a real cube ({err})",
+                                       named=False)
             continue
         readings.append(_Reading(turns, result, dict(scan.views)))
     scan.views = original
@@ -308,10 +309,12 @@ def _too_close(faces: list[str], best: _Reading, rival: _Reading) -> ScanError:
         faces=doubtful)
 
 
-def _reshoot(stickers: list[int], size: int, why: str) -> ScanError:
+def _reshoot(stickers: list[int], size: int, why: str, *, named: bool) -> ScanError:
+    """Return the error asking to re-shoot the faces of ``stickers``; ``named`` says whether
+    ``why`` already names them (the classifier's DoubtfulStickersError always does: its
+    message is taken whole until calibration's errors carry the reason as a field)."""
     per_face = size * size
     faces = sorted({FACE_LETTERS[i // per_face] for i in stickers}, key=FACE_LETTERS.index)
-    names = ", ".join(sticker_name(i, size) for i in stickers)
-    if "doubtful stickers" not in why:
-        why = f"{why}; doubtful stickers {names}"
+    if not named:
+        why = f"{why}; doubtful stickers {', '.join(sticker_name(i, size) for i in stickers)}"
     return ScanError(f"re-shoot face(s) {' '.join(faces)}: {why}", faces=faces, stickers=stickers)

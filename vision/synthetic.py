@@ -22,7 +22,8 @@ from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import CameraBase
 from cubebot.vision.errors import OptionError
 
-__all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb"]
+__all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb", "face_texture",
+           "cluttered_background"]
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def kelvin_to_rgb(temperature: float) -> np.ndarray:
     return raw(temperature) / raw(6500.0)
 
 
-def _face_texture(letters: str, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+def face_texture(letters: str, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
     """Return a face picture (RGB float 0..1): stickers with rounded corners on black plastic."""
     px = _TEXTURE_PX
     side = n * px
@@ -159,7 +160,7 @@ def _rotation(yaw: float, pitch: float, roll: float) -> np.ndarray:
     return rz @ ry @ rx
 
 
-def _background(width: int, height: int, clutter: int, rng: np.random.Generator) -> np.ndarray:
+def cluttered_background(width: int, height: int, clutter: int, rng: np.random.Generator) -> np.ndarray:
     """Return a cluttered background (RGB float 0..1): a gradient under random shapes and bars."""
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
     base = rng.uniform(0.2, 0.7, 3).astype(np.float32)
@@ -239,7 +240,7 @@ class SyntheticCamera(CameraBase):
         width, height = cond.resolution
         f_index = FACE_LETTERS.index(face)
         letters = self.facelets[f_index * n * n:(f_index + 1) * n * n]
-        image = _background(width, height, cond.clutter, rng)
+        image = cluttered_background(width, height, cond.clutter, rng)
 
         focal = 1.1 * max(width, height)
         yaw = rng.uniform(-1, 1) * cond.tilt
@@ -274,9 +275,9 @@ class SyntheticCamera(CameraBase):
                 if normal @ middle >= 0:
                     continue
                 side_letters = "".join(rng.choice(list(FACE_LETTERS), n * n))
-                tex = _face_texture(side_letters, n) * 0.6  # sides catch less light
+                tex = face_texture(side_letters, n) * 0.6  # sides catch less light
             else:
-                tex = _face_texture(letters, n, rng)
+                tex = face_texture(letters, n, rng)
                 tex = self._light_face(tex, rng)
             quad = project(corners3d)
             if name == "front":

@@ -7,7 +7,7 @@ import pytest
 
 from cubebot.solver import Cube, UnsupportedSizeError
 from cubebot.vision import Conditions, GridNotFoundError, SyntheticCamera, detect_grid, grid_from_corners
-from cubebot.vision.synthetic import _background
+from cubebot.vision.synthetic import cluttered_background
 
 
 def _corner_error(grid, camera: SyntheticCamera) -> float:
@@ -74,7 +74,7 @@ def test_blank_frame_is_reported_as_blank() -> None:
 
 def test_frame_without_a_cube_says_no_grid_was_found() -> None:
     rng = np.random.default_rng(3)
-    frame = (_background(640, 480, 15, rng) * 255).astype(np.uint8)
+    frame = (cluttered_background(640, 480, 15, rng) * 255).astype(np.uint8)
     with pytest.raises(GridNotFoundError, match="sticker"):
         detect_grid(frame, 3)
 
