@@ -37,7 +37,7 @@ def _solve_for_rig(args: argparse.Namespace) -> int:
                                         ("--max-length", args.max_length is not None),
                                         ("--faces", args.faces is not None)) if given]
     if clashes:
-        raise ValueError(f"--rig chooses the solution by the robot's time: leave out "
+        raise UsageError(f"--rig chooses the solution by the robot's time: leave out "
                          f"{', '.join(clashes)}")
     model = RigModel.load(args.rig)
     cube = Cube(args.facelets)

@@ -12,8 +12,9 @@ import contextlib
 import logging
 import signal
 import sys
+import threading
 from types import FrameType
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from cubebot.robot import EmergencyStopError, JobStatus, Rig, RobotError
 
@@ -39,21 +40,37 @@ def _raise_second(signum: int, frame: Optional[FrameType]) -> None:
 
 
 @contextlib.contextmanager
+def _signals_handled_by(handler: Callable[[int, Optional[FrameType]], None]) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM go to ``handler``; the previous handlers come back.
+
+    Python delivers signals to the main thread only, and only it may set handlers: elsewhere
+    (a command run from a worker thread, as the dashboard and the tests do) nothing changes
+    and the caller's own handling applies.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in before:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, previous in before.items():
+            signal.signal(sig, previous)
+
+
+@contextlib.contextmanager
 def interrupts_raise() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM raise KeyboardInterrupt.
 
     Also when the command was started in the background, where the shell makes SIGINT
     ignored, and for ``kill``'s SIGTERM, which would otherwise end the process with the
-    motors still turning. The previous handlers come back afterwards.
+    motors still turning. The previous handlers come back afterwards. In a thread other than
+    the main one the handlers stay as they are (only the main thread receives signals).
     """
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in before:
-        signal.signal(sig, _raise_interrupt)
-    try:
+    with _signals_handled_by(_raise_interrupt):
         yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
 
 
 def stop_rig(rig: Rig) -> tuple[JobStatus, bool]:
@@ -65,17 +82,13 @@ def stop_rig(rig: Rig) -> tuple[JobStatus, bool]:
     Raises:
         RobotError: the rig could not be reached to stop it (the message says so).
     """
-    previous = {sig: signal.signal(sig, _raise_second) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with _signals_handled_by(_raise_second):
         try:
             return rig.stop(), False
         except (_SecondInterrupt, KeyboardInterrupt):
             pass
         except EmergencyStopError:
             return stop_rig_after_estop(rig), True  # someone pressed the rig's own stop
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     rig.estop()
     print("cubebot: emergency stop sent", file=sys.stderr, flush=True)
     return stop_rig_after_estop(rig), True

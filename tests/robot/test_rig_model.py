@@ -20,7 +20,10 @@ def test_builtin_models_are_six_and_five_motor() -> None:
 
 def _motor_fields(model: RigModel) -> dict[str, object]:
     """Return a motor rig's fields as its JSON file has them (the kind follows the faces)."""
-    return {k: v for k, v in model.__dict__.items() if k not in ("actions", "kind")}
+    fields = {k: v for k, v in model.__dict__.items() if k not in ("actions", "kind", "cameras")}
+    if model.cameras is not None:
+        fields["cameras"] = model.cameras.to_dict()
+    return fields
 
 
 def test_model_loads_from_a_json_file(tmp_path: Path) -> None:
