@@ -118,7 +118,7 @@ def _brightness(work: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
-def _binary_views(work: np.ndarray, value: np.ndarray) -> list[np.ndarray]:
+def binary_views(work: np.ndarray, value: np.ndarray) -> list[np.ndarray]:
     """Return binary pictures in which stickers are white blobs separated from each other."""
     views = []
     # brightness levels between the frame's own dark and bright ends (from its histogram)
@@ -144,7 +144,7 @@ def _find_candidates(work: np.ndarray) -> _Candidates:
     kernel = np.ones((3, 3), np.uint8)
     centres, sizes, aspects, angles, quality = [], [], [], [], []
     value = _brightness(work)
-    for view in _binary_views(work, value):
+    for view in binary_views(work, value):
         view = cv2.morphologyEx(view, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(view, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:

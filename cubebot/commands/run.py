@@ -4,6 +4,7 @@ default or on hardware."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from cubebot.calibration import Classification
-from cubebot.commands import summary
+from cubebot.commands import UsageError, summary
 from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
 from cubebot.render import ansi_net
 from cubebot.robot import Faults
@@ -93,7 +94,7 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         with interrupts_raise(), Demo(args.size, args.seed, rig=args.rig, faults=faults,
                                       conditions=Conditions.named(args.conditions),
-                                      time_scale=args.speed) as demo:
+                                      time_scale=args.speed, presented=args.presented) as demo:
             report = run_demo(demo, options, listener=listener)
     except RunStopped as stopped:
         # the simulated rig goes with this process: there is nothing to resume
@@ -125,9 +126,14 @@ def _show_face(face: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     points = SamplePoints.load(args.sample_points) if args.sample_points else None
-    camera: Camera
+    if points is not None and not args.camera:
+        raise UsageError("--sample-points are for the camera faces are presented to: give "
+                         "--camera too")
+    camera: Camera | None
     if args.images:
         camera = FolderCamera(args.images)
+    elif not args.camera:
+        camera = None  # the rig model's own cameras, opened once the model is known
     else:
         source = int(args.camera) if args.camera.isdigit() else args.camera
         camera = DeviceCamera(source, args.backend)
@@ -140,9 +146,11 @@ def _run(args: argparse.Namespace) -> int:
         output=Path(args.output) if args.output else None)
     listener = TerminalListener(args.json)
     try:
-        with interrupts_raise(), camera:
+        with interrupts_raise(), contextlib.ExitStack() as stack:
+            if camera is not None:
+                stack.enter_context(camera)
             report = run_rig(camera, args.port, options, rig=args.rig, listener=listener,
-                             stop=stop_rig)
+                             stop=stop_rig, backend=args.backend)
     except RunStopped as stopped:
         resume = (f"cubebot stream {shlex.quote(stopped.moves)} --port "
                   f"{shlex.quote(args.port)} --resume")
@@ -169,6 +177,9 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
     p.add_argument("--corrupt", type=float, default=0.0, help="chance a serial byte is garbled")
     p.add_argument("--speed", type=float, default=0.25,
                    help="simulated motor time scale (1 = real time, 0 = instant)")
+    p.add_argument("--presented", action="store_true",
+                   help="a person presents each face to one camera, instead of the rig's own "
+                        "corner cameras scanning the cube where it is held")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_demo)
 
@@ -176,8 +187,10 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
         "run", help=summary("run"),
         description="Scan the cube (live guided scan, a rig's fixed camera, or six photos), "
                     "show the net and the solution, and after confirmation stream the moves.")
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--camera", metavar="SRC", help="camera index (0) or stream URL/path")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--camera", metavar="SRC",
+                        help="camera index (0) or stream URL/path, to which a person presents "
+                             "each face (default: the rig model's own cameras scan in place)")
     source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
     p.add_argument("--port", required=True, help="serial port URL: /dev/ttyACM0, COM3, socket://..")
     p.add_argument("--rig", default=None, help="rig model (default: from the rig's handshake)")

@@ -1,22 +1,28 @@
 """The embedded default, set up once for ``cubebot demo`` and ``cubebot serve --demo``.
 
 A virtual cube scrambled from a seed sits in a simulated rig behind a real pseudo-terminal,
-and a synthetic camera looks at the cube in the rig: after the rig turns it, the camera sees
-it turned, as a camera beside a real rig would (so a second scan, or the dashboard's scan
-after a run, sees the rig's cube without anyone telling the camera).
+and synthetic cameras look at the cube in the rig: the rig model's fixed corner cameras (the
+six-motor rig's two see three faces each, around the couplings), or one camera to which each
+face is presented. After the rig turns the cube, the cameras see it turned, as cameras beside
+a real rig would (so a second scan, or the dashboard's scan after a run, sees the rig's cube
+without anyone telling the camera).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from types import TracebackType
 
 import numpy as np
 
 from cubebot.robot import Faults, RigModel, SimulatedRig
+from cubebot.robot.camera_views import FaceQuad
 from cubebot.solver import Cube
 from cubebot.vision import CameraBase, Conditions, SyntheticCamera
+from cubebot.vision.in_place import RigCameraSet
+from cubebot.vision.scene import CornerCamera, Pose
 
-__all__ = ["Demo", "RigCubeCamera"]
+__all__ = ["Demo", "RigCubeCamera", "RigCornerCamera"]
 
 
 class RigCubeCamera(CameraBase):
@@ -43,13 +49,70 @@ class RigCubeCamera(CameraBase):
         return f"RigCubeCamera({self.camera!r}, {self.rig.url})"
 
 
+class RigCornerCamera(CameraBase):
+    """A synthetic corner camera fixed beside a simulated rig: each frame shows the rig's
+    cube as it is now, from where that camera of the rig model stands."""
+
+    def __init__(self, camera: CornerCamera, rig: SimulatedRig) -> None:
+        self.camera = camera
+        self.rig = rig
+
+    def read(self) -> np.ndarray:
+        """Return a new frame of the rig's cube (BGR).
+
+        Raises:
+            vision.CameraError: the camera was closed.
+        """
+        self._check_open()
+        self.camera.set_state(self.rig.facelets)
+        return self.camera.read()
+
+    def read_face(self, face: str) -> np.ndarray:
+        """Return a new frame: a fixed camera shows what it shows, whichever face is asked."""
+        return self.read()
+
+    def _release(self) -> None:
+        self.camera.close()
+
+    def __repr__(self) -> str:
+        return f"RigCornerCamera({self.camera.name!r}, {self.rig.url})"
+
+
+def _corner_cameras(model: RigModel, truth: Cube, rig: SimulatedRig, seed: int,
+                    conditions: Conditions) -> RigCameraSet | None:
+    """Return a synthetic camera for each camera of ``model``, or None for a model without.
+
+    Each stands at the corner its view's three faces meet, at the view's resolution, with the
+    rig's couplings in sight; where the synthetic camera draws each face is what the view uses
+    (a user's model may have calibrated its cameras elsewhere).
+    """
+    if model.cameras is None or truth.size != 3:
+        return None
+    views, cameras = [], []
+    for view in model.cameras.views:
+        letters = "".join(q.face for q in view.faces)
+        if len(letters) != 3:
+            return None  # only corner views are drawn by the synthetic camera
+        seen = dataclasses.replace(conditions, resolution=tuple(view.resolution))
+        camera = CornerCamera(truth, Pose.rig(letters), conditions=seen, couplings=True,
+                              seed=seed, name=view.name)
+        camera.read()
+        quads = tuple(FaceQuad(face, tuple((float(x), float(y)) for x, y in corners))
+                      for face, corners in camera.truth.quads.items())
+        views.append(dataclasses.replace(view, faces=quads))
+        cameras.append(RigCornerCamera(camera, rig))
+    return RigCameraSet(tuple(views), tuple(cameras))
+
+
 class Demo:
     """The demo's virtual cube, its simulated rig and the camera looking at it.
 
     ``size`` and ``seed`` choose the scramble (a seed whose scramble is solved moves on to the
     next); ``rig`` is the rig model; ``conditions`` the light and pose of the synthetic camera
     (default moderate); ``faults`` disturb the rig's line; ``time_scale`` scales its motor
-    times (1 real time, 0 instant). Use it as a context manager: the rig serves on entering
+    times (1 real time, 0 instant). A 3x3 on a model with cameras is scanned in place by
+    synthetic corner cameras (:attr:`rig_cameras`) unless ``presented`` asks for a person
+    presenting each face to one camera. Use it as a context manager: the rig serves on entering
     and stops, with the camera, on leaving.
 
     Raises (from the constructor):
@@ -58,7 +121,7 @@ class Demo:
 
     def __init__(self, size: int = 3, seed: int = 0, *, rig: str | RigModel = "six-motor",
                  conditions: Conditions | None = None, faults: Faults = Faults(),
-                 time_scale: float = 0.25) -> None:
+                 time_scale: float = 0.25, presented: bool = False) -> None:
         self.model = rig if isinstance(rig, RigModel) else RigModel.load(rig)
         truth = Cube.random(size, seed)
         while truth.is_solved:  # a solved scramble shows nothing
@@ -70,6 +133,8 @@ class Demo:
         self.camera = RigCubeCamera(
             SyntheticCamera(truth, seed=seed, conditions=conditions or Conditions.moderate()),
             self.rig)
+        self.rig_cameras = None if presented else _corner_cameras(
+            self.model, truth, self.rig, seed, conditions or Conditions.moderate())
 
     @property
     def port(self) -> str:
@@ -87,4 +152,6 @@ class Demo:
     def close(self) -> None:
         """Stop the simulated rig and close the camera."""
         self.camera.close()
+        if self.rig_cameras is not None:
+            self.rig_cameras.close()
         self.rig.close()

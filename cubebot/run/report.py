@@ -8,9 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from cubebot.calibration import Classification
 from cubebot.robot import StreamReport
-from cubebot.solver import Cube, Solution
+from cubebot.solver import Cube, Solution, format_moves
+from cubebot.solver.geometry import sticker_name
+from cubebot.solver.notation import Move
 from cubebot.vision import FaceScan
 
 __all__ = ["ScanSource", "ScanRecord", "StepRecord", "RunReport", "Listener", "LogListener"]
@@ -24,18 +28,33 @@ class ScanSource(enum.Enum):
     GUIDED = "guided"  # a hand-held scan with a live preview window
     FIXED_CAMERA = "fixed camera"  # a fixed camera's sample points, each face shown to it
     DASHBOARD = "dashboard"  # faces captured one by one on the web page, the net maybe edited
+    RIG_CAMERAS = "rig cameras"  # the rig's fixed cameras read the cube where it is held
+
+    @property
+    def presented_by(self) -> str:
+        """Return who showed the cube to the camera: ``"rig"`` or ``"person"``."""
+        return "rig" if self is ScanSource.RIG_CAMERAS else "person"
 
 
 @dataclass(frozen=True)
 class ScanRecord:
     """A scan read as a cube: the classification, the pictures it came from, and their source.
 
-    ``pictures`` is None when the cube did not come from pictures alone (a net edited by hand).
+    ``pictures`` (one per face) is None when the cube did not come from face pictures (a net
+    edited by hand, the rig's cameras); ``frames`` counts the frames read and ``cameras`` the
+    cameras that took them; ``views`` holds the rig cameras' last frames by camera name,
+    ``hidden`` the stickers no camera saw (supplied by the mounting and the cube's rules) and
+    ``turns`` the moves the rig made to look again (the cube read is the one after them).
     """
 
     classification: Classification
     pictures: FaceScan | None
     source: ScanSource
+    frames: int = 6
+    cameras: int = 1
+    views: dict[str, np.ndarray] = field(default_factory=dict)
+    hidden: tuple[int, ...] = ()
+    turns: tuple[Move, ...] = ()
 
     @property
     def facelets(self) -> str:
@@ -43,9 +62,15 @@ class ScanRecord:
         return self.classification.facelets
 
     def as_dict(self) -> dict[str, object]:
-        """Return ``{"facelets", "source", "lowest_confidence", "margin", "overruled"}``."""
+        """Return ``{"facelets", "source", "presented_by", "frames", "cameras", "looks",
+        "extra_looks", "turns", "hidden", "lowest_confidence", "margin", "overruled"}``."""
         confidence = self.classification.confidence
+        size = 2 if len(self.facelets) == 24 else 3
         return {"facelets": self.facelets, "source": self.source.value,
+                "presented_by": self.source.presented_by, "frames": self.frames,
+                "cameras": self.cameras, "looks": 1 + len(self.turns),
+                "extra_looks": len(self.turns), "turns": format_moves(self.turns),
+                "hidden": [sticker_name(i, size) for i in self.hidden],
                 "lowest_confidence": round(float(min(confidence)), 4) if len(confidence) else None,
                 "margin": round(float(self.classification.margin), 4),
                 "overruled": list(self.classification.overruled)}

@@ -3,6 +3,7 @@ stopped cleanly when the person interrupts while it turns."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import time
@@ -15,6 +16,7 @@ from cubebot.run.options import RunOptions
 from cubebot.run.report import Listener, LogListener, RunReport, StepRecord
 from cubebot.run.steps import STEPS, RunContext, Step
 from cubebot.vision import Camera
+from cubebot.vision.in_place import RigCameraSet, open_rig_cameras
 
 __all__ = ["run_step", "run_rig", "run_demo", "StopRig"]
 
@@ -57,13 +59,17 @@ def _opened_model(rig: Rig) -> RigModel:
 
 def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions(), *,
             rig: str | RigModel | None = None, listener: Listener | None = None,
-            steps: tuple[Step, ...] = STEPS, stop: StopRig = _stop_politely) -> RunReport:
+            steps: tuple[Step, ...] = STEPS, stop: StopRig = _stop_politely,
+            rig_cameras: RigCameraSet | None = None, backend: str | None = None) -> RunReport:
     """Return the report of a run on the rig at ``port`` (any port URL) with ``camera``.
 
     The rig is opened first (``rig``: its model, by default the one its handshake names) and
     the run's size checked against it, so that a missing port or the wrong cube fails before
     the scan; then the ``steps`` the options want run in order (see
-    :data:`cubebot.run.steps.STEPS`).
+    :data:`cubebot.run.steps.STEPS`). The cube is scanned where the rig holds it by
+    ``rig_cameras``, or, without ``camera``, by the cameras the rig's model lists (opened from
+    their sources with ``backend``, and closed at the end); with ``camera`` a person presents
+    the faces.
 
     Raises:
         RunError: the rig holds another size of cube, or the person declined;
@@ -74,12 +80,18 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
         RunStopped: interrupted (KeyboardInterrupt) while the rig moved: ``stop`` stopped the
             rig and the error says how far it got. Interrupted before, KeyboardInterrupt.
     """
-    with Rig(port, model=rig) as connection:
+    with contextlib.ExitStack() as stack:
+        connection = stack.enter_context(Rig(port, model=rig))
         info = connection.info
         size = options.size or (info.size if info is not None else 3)
-        ctx = RunContext(options, camera, connection, _opened_model(connection), size,
+        model = _opened_model(connection)
+        if camera is None and rig_cameras is None and model.cameras is not None:
+            views = model.cameras.views
+            rig_cameras = stack.enter_context(
+                open_rig_cameras(views, [v.source for v in views], backend))
+        ctx = RunContext(options, camera, connection, model, size,
                          RunReport(size, truth=options.truth),
-                         listener or LogListener())
+                         listener or LogListener(), rig_cameras)
         for step in steps:
             if not step.wanted(options):
                 continue
@@ -102,7 +114,8 @@ def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,
              listener: Listener | None = None) -> RunReport:
     """Return the report of one run on the embedded default (see :class:`Demo`).
 
-    The virtual cube is photographed by the synthetic camera, scanned and classified by the
+    The virtual cube is photographed where the rig holds it by the rig's corner cameras (a
+    model with cameras), or face by face by the synthetic camera, scanned and classified by the
     real vision and colour code (without the user's colour profile: the virtual cube's paint
     is not theirs), which must read the virtual cube; solved for the rig model, streamed
     through the real pseudo-terminal to the simulated rig, and the rig's cube read back and
@@ -115,5 +128,8 @@ def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,
     """
     options = dataclasses.replace(options, size=demo.size, truth=demo.truth.facelets,
                                   profile=False, rescan=True, sample_points=None, guided=False)
+    if demo.rig_cameras is not None:
+        return run_rig(None, demo.port, options, rig=demo.model, listener=listener,
+                       rig_cameras=demo.rig_cameras)
     return run_rig(demo.camera, demo.port, options, rig=demo.model, listener=listener)
 

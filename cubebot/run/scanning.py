@@ -7,12 +7,16 @@ report take it from there.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from cubebot.calibration import Classification
 from cubebot.calibration.profile import ProfileLike
 from cubebot.run.report import ScanRecord, ScanSource
+from cubebot.solver.notation import Move
 from cubebot.vision import Camera, SamplePoints, run_guided_scan, scan_cube
+from cubebot.vision.in_place import RigCameraSet, scan_in_place, unseen
 
-__all__ = ["scan", "scan_source"]
+__all__ = ["scan", "scan_source", "scan_with_rig_cameras"]
 
 
 def scan_source(*, guided: bool, sample_points: SamplePoints | None) -> ScanSource:
@@ -42,3 +46,27 @@ def scan(camera: Camera, size: int, *, profile: ProfileLike = None,
     classification, pictures = scan_cube(camera, size, profile=profile,
                                          sample_points=sample_points)
     return ScanRecord(classification, pictures, source)
+
+
+def scan_with_rig_cameras(cameras: RigCameraSet, size: int, *, profile: ProfileLike = None,
+                          turn: Callable[[Move], None] | None = None,
+                          faces: str = "URFDLB") -> ScanRecord:
+    """Return the cube the rig's own cameras see where it is held, one frame per camera.
+
+    With ``turn`` (the rig makes a move; ``faces`` are the ones it can turn), a doubtful
+    reading makes the rig turn a face and look again; the record's ``turns`` then lists the
+    moves and the cube read is the one after them.
+
+    Raises:
+        vision.ViewError: the cameras miss a sticker, or a frame has the wrong size.
+        vision.DoubtfulScanError: in doubt even after looking again (naming stickers and
+            cameras).
+        vision.CameraError: a camera failed.
+    """
+    found = scan_in_place(cameras, size, profile=profile, turn=turn, faces=faces)
+    reading = found.reading
+    classification = Classification(reading.facelets, reading.confidence, reading.margin,
+                                    reading.overruled)
+    return ScanRecord(classification, None, ScanSource.RIG_CAMERAS, frames=found.frames_taken,
+                      cameras=found.cameras, views=found.frames,
+                      hidden=unseen(cameras.views, size), turns=found.turns)

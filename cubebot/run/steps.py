@@ -24,10 +24,13 @@ from cubebot.run.errors import RunError
 from cubebot.run.options import RunOptions
 from cubebot.run.policy import solve_for_rig
 from cubebot.run.report import Listener, LogListener, RunReport, ScanRecord
-from cubebot.run.scanning import scan, scan_source
-from cubebot.solver import Solution, load_tables
+from cubebot.run.scanning import scan, scan_source, scan_with_rig_cameras
+from cubebot.solver import Cube, Solution, format_moves, load_tables
+from cubebot.solver.notation import Move
 from cubebot.solver.tables import cache_dir
 from cubebot.vision import Camera, write_overlays
+from cubebot.vision.errors import DoubtfulScanError
+from cubebot.vision.in_place import RigCameraSet
 
 __all__ = ["RunContext", "Step", "STEPS", "rig_cube", "write_pictures", "RIG", "SCAN", "TABLES",
            "SOLVE", "CHECK", "CONFIRM", "STREAM", "VERIFY", "PICTURES"]
@@ -39,8 +42,9 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class RunContext:
-    """What every step of one run reads: its options, the camera, the open rig and its model,
-    the cube's size, who is watching, and the report the steps fill."""
+    """What every step of one run reads: its options, the camera (a person presents faces to
+    it) or the rig's own cameras (they see the cube where it is held), the open rig and its
+    model, the cube's size, who is watching, and the report the steps fill."""
 
     options: RunOptions
     camera: Camera | None
@@ -49,6 +53,7 @@ class RunContext:
     size: int
     report: RunReport
     listener: Listener = field(default_factory=LogListener)
+    rig_cameras: RigCameraSet | None = None
 
 
 def _earlier(value: _T | None, what: str, step: str) -> _T:
@@ -60,7 +65,10 @@ def _earlier(value: _T | None, what: str, step: str) -> _T:
 
 def _camera(ctx: RunContext) -> Camera:
     if ctx.camera is None:
-        raise RunError("this run has no camera: give --camera or --images")
+        raise RunError(f"rig model {ctx.model.name!r} has no cameras of its own and this run "
+                       "was given none: give --camera (each face presented to it) or --images, "
+                       "or add the rig's cameras to its model (`cubebot calibrate camera "
+                       "--image FRAME --faces URF --rig MODEL.json`)")
     return ctx.camera
 
 
@@ -94,14 +102,41 @@ def _greet(ctx: RunContext) -> str:
 
 def _scan(ctx: RunContext) -> str:
     options, report = ctx.options, ctx.report
-    record = report.scan = scan(_camera(ctx), ctx.size, profile=options.profile,
-                                sample_points=options.sample_points, guided=options.guided)
-    if report.truth is not None and record.facelets != report.truth:
-        raise RunError("the scan does not match the virtual cube: "
-                       f"read {record.facelets}, truth {report.truth}")
+    if ctx.rig_cameras is not None:
+        record = _scan_in_place(ctx, ctx.rig_cameras)
+    else:
+        record = scan(_camera(ctx), ctx.size, profile=options.profile,
+                      sample_points=options.sample_points, guided=options.guided)
+    report.scan = record
+    if report.truth is not None:
+        truth = Cube(report.truth).turned_facelets(record.turns)
+        if record.facelets != truth:
+            raise RunError("the scan does not match the virtual cube: "
+                           f"read {record.facelets}, truth {truth}")
     reading = record.classification
+    looks = f", looked again after {format_moves(record.turns)}" if record.turns else ""
     return (f"{record.facelets} (lowest confidence {min(reading.confidence):.2f}, "
-            f"margin {reading.margin:.1f})")
+            f"margin {reading.margin:.1f}, {record.frames} frame(s) from "
+            f"{record.cameras} camera(s){looks})")
+
+
+def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
+    """Read the cube where the rig holds it; a doubtful reading turns a face and looks again.
+
+    Raises:
+        RunError: the rig's cameras cannot read every sticker (named; nothing has moved).
+    """
+    views = ctx.model.cameras
+    if views is not None:
+        missed = views.describe_missed(ctx.size)
+        if missed:
+            raise RunError(f"{missed}; nothing was moved")
+
+    def turn(move: Move) -> None:
+        ctx.rig.stream([move])
+
+    return scan_with_rig_cameras(cameras, ctx.size, profile=ctx.options.profile, turn=turn,
+                                 faces=ctx.model.faces)
 
 
 def _tables(ctx: RunContext) -> str:
@@ -144,7 +179,14 @@ def _stream(ctx: RunContext) -> str:
 def _verify(ctx: RunContext) -> str:
     report, options = ctx.report, ctx.options
     report.rig_facelets = rig_cube(ctx.rig)
-    if options.rescan:
+    if ctx.rig_cameras is not None:
+        try:
+            again = scan_with_rig_cameras(ctx.rig_cameras, ctx.size, profile=options.profile)
+        except DoubtfulScanError as err:  # the rig's own record still checks the cube
+            log.warning("the re-scan by the rig's cameras is in doubt: %s", err)
+        else:
+            report.verified_facelets = again.facelets
+    elif options.rescan:
         again = scan(_camera(ctx), ctx.size, profile=options.profile,
                      sample_points=options.sample_points)
         report.verified_facelets = again.facelets
@@ -178,6 +220,8 @@ def write_pictures(folder: Path, record: ScanRecord, report: RunReport) -> list[
         overlays = write_overlays(faces, folder / "scan", facelets=reading.facelets,
                                   doubtful=list(reading.overruled),
                                   confidence=[float(c) for c in reading.confidence])
+    for name, frame in record.views.items():
+        overlays.append(write_image(frame, folder / "scan" / f"camera-{name}.png"))
     pictures = list(overlays)
     pictures.append(write_net_png(reading.facelets, folder / "net-scanned.png",
                                   measured_rgb=faces.rgb if faces is not None else None))
@@ -209,6 +253,9 @@ class Step:
 
 
 def _scan_about(ctx: RunContext) -> str:
+    if ctx.rig_cameras is not None:
+        return (f"the whole {ctx.size}x{ctx.size} where the rig holds it, one frame from each "
+                f"of its {len(ctx.rig_cameras.cameras)} camera(s)")
     source = scan_source(guided=ctx.options.guided, sample_points=ctx.options.sample_points)
     return f"the six faces of a {ctx.size}x{ctx.size}, {source.value}"
 
