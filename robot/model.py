@@ -139,6 +139,23 @@ class RigModel:
         """Return True when the rig turns the cube over (a flipper, ud-arm or two-gripper)."""
         return self.kind_value.turns_cube_over
 
+    def to_dict(self) -> dict[str, Any]:
+        """Return a motor rig's JSON form (parses back with :meth:`from_dict`).
+
+        Raises:
+            RigModelError: an action rig (its file is written by hand: ``docs/rigs.md``).
+        """
+        if self.is_action_rig:
+            raise RigModelError(f"rig model {self.name!r} turns the cube over: edit its JSON "
+                                "file by hand (docs/rigs.md)")
+        data: dict[str, Any] = {key: getattr(self, key) for key in _FIELDS}
+        data["kind"] = self.kind_value.value
+        if self.description:
+            data["description"] = self.description
+        if self.cameras is not None:
+            data["cameras"] = self.cameras.to_dict()
+        return data
+
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> "RigModel":
         """Return the model a parsed JSON object describes.

@@ -44,6 +44,11 @@ _SHAPE_TOLERANCE = 0.26  # largest sine of the angle between a face-mate's edges
 _MEET_TOLERANCE = 0.55  # how far (in sticker steps) two faces' shared corners may lie apart
 
 
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    """Return the z component of the cross product of two 2-D vectors (signed area)."""
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
 @dataclass(frozen=True)
 class _Sticker:
     centre: np.ndarray  # (2,) pixels in the working image
@@ -138,7 +143,7 @@ def _stickers(work: np.ndarray) -> list[_Sticker]:
             down = (sides[1] - sides[3]) / 2
             skew = (np.linalg.norm(sides[0] + sides[2]) + np.linalg.norm(sides[1] + sides[3])) / (
                 lengths.sum() / 2)
-            sine = abs(np.cross(across, down)) / (np.linalg.norm(across) * np.linalg.norm(down))
+            sine = abs(_cross(across, down)) / (np.linalg.norm(across) * np.linalg.norm(down))
             if skew > 0.35 or sine < 0.45:
                 continue
             quality = (area / quad_area) * (1 - skew)
@@ -146,7 +151,7 @@ def _stickers(work: np.ndarray) -> list[_Sticker]:
     found.sort(key=lambda s: -s.quality)
     kept: list[_Sticker] = []
     for sticker in found:
-        size = np.sqrt(abs(np.cross(sticker.across, sticker.down)))
+        size = np.sqrt(abs(_cross(sticker.across, sticker.down)))
         if all(np.linalg.norm(sticker.centre - k.centre) > 0.4 * size for k in kept):
             kept.append(sticker)
     return kept
@@ -156,7 +161,7 @@ def _same_edge(u: np.ndarray, v: np.ndarray) -> bool:
     """Return whether two edge vectors point the same way (either sign) at a like length."""
     lu, lv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
     ratio = lv / lu
-    return bool(abs(np.cross(u, v)) / (lu * lv) < _SHAPE_TOLERANCE and 0.6 < ratio < 1.65)
+    return bool(abs(_cross(u, v)) / (lu * lv) < _SHAPE_TOLERANCE and 0.6 < ratio < 1.65)
 
 
 def _alike(a: _Sticker, b: _Sticker) -> bool:

@@ -230,3 +230,31 @@ def write_failure_pictures(camera: "Camera", error: "ScanError",
             raise OSError(f"could not write overlay image {str(path)!r}")
         paths.append(path)
     return paths
+
+
+def draw_corner_view(frame: np.ndarray, quads: dict[str, np.ndarray], size: int) -> np.ndarray:
+    """Return a copy of a BGR frame with each face of a corner view drawn: its outline, its
+    stickers' lattice (sticker 1, the net's top-left, marked with its name) and its letter.
+
+    ``quads`` maps each face to its four corners in net order (as a rig model stores them).
+    """
+    from cubebot.vision.grid import grid_from_corners
+
+    out = frame.copy()
+    scale = max(1.0, max(frame.shape[:2]) / 640)
+    for face, corners in quads.items():
+        grid = grid_from_corners(np.asarray(corners, float), size)
+        lines = [(grid.to_image(np.array([[k, 0.0], [k, float(size)]])),
+                  grid.to_image(np.array([[0.0, k], [float(size), k]]))) for k in range(size + 1)]
+        for pair in lines:
+            for line in pair:
+                cv2.polylines(out, [np.round(line).astype(np.int32)], False, (0, 255, 0),
+                              max(1, round(scale)), cv2.LINE_AA)
+        centres = grid.centres
+        middle = centres.mean(axis=0)
+        _outlined(out, face, (int(middle[0]) - int(8 * scale), int(middle[1]) + int(8 * scale)),
+                  0.9 * scale)
+        first = centres[0]
+        _outlined(out, f"{face}1", (int(first[0]) - int(8 * scale), int(first[1]) + int(4 * scale)),
+                  0.4 * scale)
+    return out

@@ -87,8 +87,36 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         print(f"{key.replace('_', ' ')}: {value}")
 
 
+def _read_frame(path: str) -> np.ndarray:
+    """Return the picture at ``path`` (BGR); raises VisionError naming it when unreadable."""
+    import cv2
+
+    if not Path(path).is_file():
+        raise VisionError(f"no picture at {path!r}: check the path")
+    frame = cv2.imread(path, cv2.IMREAD_COLOR)
+    if frame is None:
+        raise VisionError(f"cannot read {path!r} as a picture: give a JPEG or PNG file")
+    return frame
+
+
+def _scan_corner_photos(args: argparse.Namespace) -> int:
+    from cubebot.vision.corner_labels import read_corner_photos
+
+    size = 3 if args.size == AUTO else args.size
+    frames = [_read_frame(path) for path in args.corner_photos]
+    reading = read_corner_photos(frames, size, names=[Path(p).name for p in args.corner_photos],
+                                 profile=_profile_choice(args), scheme=args.scheme)
+    photos = {name: sum(1 for c in reading.cameras if c == name)
+              for name in (Path(p).name for p in args.corner_photos)}
+    _print_result(args, reading.facelets, reading.confidence, reading.margin, None,
+                  {"stickers_per_photo": photos})
+    return 0
+
+
 def _scan(args: argparse.Namespace) -> int:
     profile = _profile_choice(args)
+    if args.corner_photos is not None:
+        return _scan_corner_photos(args)
     fixed_size = 3 if args.size == AUTO else args.size  # the live and virtual cubes need one
     extra: dict[str, Any] = {}
     if args.camera is not None:
@@ -132,7 +160,11 @@ def _scan(args: argparse.Namespace) -> int:
 
 
 def _calibrate_camera(args: argparse.Namespace) -> int:
+    if args.faces:
+        return _calibrate_corner_camera(args)
     face = args.face or "*"
+    if args.corners and len(args.corners) != 4:
+        raise UsageError("--corners takes four x,y pairs for one face (twelve with --faces)")
     if args.corners:
         usage = ("--corners takes four x,y pairs: top-left top-right bottom-right bottom-left, "
                  "e.g. --corners 100,80 380,82 378,360 98,358")
@@ -166,6 +198,88 @@ def _calibrate_camera(args: argparse.Namespace) -> int:
     return 0
 
 
+def _points(pairs: list[str], count: int) -> list[tuple[float, float]]:
+    usage = (f"--corners takes {count} x,y pairs: each face's corners in the order of --faces, "
+             "its top-left (as the net draws it) first, then clockwise")
+    try:
+        points = [tuple(float(v) for v in pair.split(",")) for pair in pairs]
+    except ValueError as err:
+        raise UsageError(f"{usage} ({err})") from err
+    if len(points) != count or any(len(p) != 2 for p in points):
+        raise UsageError(usage)
+    return [(p[0], p[1]) for p in points]
+
+
+def _calibrate_corner_camera(args: argparse.Namespace) -> int:
+    """Find (or take) the quads of the three faces a rig camera sees from a corner and save
+    them as a view of the rig model."""
+    from cubebot.robot import RigModel
+    from cubebot.robot.camera_views import CameraView, FaceQuad, RigCameras
+    from cubebot.vision.corner_labels import label_corner_view
+    from cubebot.vision.corner_view import find_corner_faces
+
+    faces = args.faces.upper()
+    frame: np.ndarray | None = None
+    if args.image:
+        frame = _read_frame(args.image)
+    elif args.camera:
+        with DeviceCamera(args.camera, args.backend) as device:
+            frame = device.read()
+    if args.corners:
+        points = _points(args.corners, 12)
+        quads = {f: np.array(points[4 * k:4 * k + 4]) for k, f in enumerate(faces)}
+        if frame is None and args.resolution is None:
+            raise UsageError("--corners without --image or --camera needs --resolution WxH")
+    elif frame is not None:
+        view = find_corner_faces(frame, args.size, photo=args.image or str(args.camera))
+        quads = label_corner_view(view, faces).quads
+    else:
+        raise UsageError("give --image FRAME, --camera SRC or --corners")
+    if frame is not None:
+        height, width = frame.shape[:2]
+    else:
+        width, height = _resolution(args.resolution)
+    model = RigModel.load(args.rig)
+    name = args.name or faces
+    old = {v.name: v for v in model.cameras.views} if model.cameras is not None else {}
+    hidden = tuple(args.hidden) if args.hidden is not None else \
+        (old[name].hidden if name in old else ())
+    source = args.source or (old[name].source if name in old else "")
+    new = CameraView(name, (width, height),
+                     tuple(FaceQuad(f, tuple((float(x), float(y)) for x, y in quads[f]))
+                           for f in faces), hidden, source)
+    views = [new if v.name == name else v for v in old.values()]
+    if name not in old:
+        views.append(new)
+    data = model.to_dict()
+    output = Path(args.output) if args.output else (
+        Path(args.rig) if Path(args.rig).is_file() else None)
+    if output is None:
+        raise UsageError(f"rig model {args.rig!r} is built in: give --output MODEL.json to save "
+                         "your rig's model with this camera")
+    data["cameras"] = RigCameras(tuple(views)).to_dict()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(data, indent=2) + "\n")
+    for f in faces:
+        print(f"face {f}: corners " + " ".join(f"{x:.0f},{y:.0f}" for x, y in quads[f]))
+    if args.overlay and frame is not None:
+        from cubebot.vision.overlay import draw_corner_view
+
+        from cubebot.render import write_image
+
+        print(f"wrote {write_image(draw_corner_view(frame, quads, args.size), Path(args.overlay))}")
+    print(f"camera {name!r} saved in {output} (use it with --rig {output})")
+    return 0
+
+
+def _resolution(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError as err:
+        raise UsageError(f"--resolution {text!r}: give WIDTHxHEIGHT, e.g. 640x480") from err
+    return width, height
+
+
 def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
     """Add ``scan`` and ``calibrate camera`` to the command line."""
     p = commands.add_parser(
@@ -179,6 +293,8 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
                         help="guided hand-held scan with a live preview: device index, path or URL")
     source.add_argument("--synthetic", action="store_true",
                         help="scan a virtual scrambled cube and check the result against it")
+    source.add_argument("--corner-photos", nargs=2, metavar="PHOTO",
+                        help="two photos of opposite corners, three faces each (any order)")
     p.add_argument("--size", type=size_or_auto, default=AUTO,
                    help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
                         "scan and --synthetic take 3)")
@@ -201,19 +317,38 @@ def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParse
 
     p = calibrate.add_parser(
         "camera", help=summary("camera"),
-        description="Detect the face grid in one frame (or take four corners) and save it as "
-                    "JSON for `cubebot scan --sample-points`.")
+        description="A rig camera that sees three faces from a corner (--faces URF): find the "
+                    "three faces in one frame of any cube state and save them as a camera of "
+                    "the rig model (--rig, --output). A camera each face is shown to: detect "
+                    "the face grid (or take four corners) and save it as JSON for "
+                    "`cubebot scan --sample-points`.")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--image", metavar="FILE", help="a photo from the fixed camera")
     source.add_argument("--camera", metavar="SRC", help="grab a frame from this camera")
-    source.add_argument("--corners", nargs=4, metavar="X,Y",
-                        help="the face's corners: top-left top-right bottom-right bottom-left")
+    source.add_argument("--corners", nargs="+", metavar="X,Y",
+                        help="the face's corners: top-left top-right bottom-right bottom-left "
+                             "(with --faces: twelve, four per face in the order of --faces)")
+    p.add_argument("--faces", metavar="XYZ",
+                   help="the three faces a corner camera sees, the one at the top of the frame "
+                        "first (of two at the same height, the left one), e.g. URF")
+    p.add_argument("--rig", default="six-motor",
+                   help="with --faces: the rig model to add the camera to (default six-motor)")
+    p.add_argument("--name", help="with --faces: the camera's name in the model (default: "
+                                  "the faces); a camera of that name is replaced")
+    p.add_argument("--source", help="with --faces: the device index or URL the camera opens as")
+    p.add_argument("--hidden", nargs="*", metavar="STICKER",
+                   help="with --faces: stickers the rig hides from this camera, e.g. U5 R5 F5")
+    p.add_argument("--resolution", metavar="WxH",
+                   help="with --faces --corners and no frame: the camera's frame size")
+    p.add_argument("--overlay", metavar="PNG",
+                   help="with --faces: write the frame with the faces found drawn on it")
     p.add_argument("--backend", help="OpenCV capture backend for --camera")
     p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
     p.add_argument("--face", choices=list("URFDLB"),
                    help="these points are for one face only (default: every face)")
     p.add_argument("--output", metavar="PATH",
-                   help=f"where to save (default {default_sample_points_path()})")
+                   help=f"where to save (default {default_sample_points_path()}; with --faces "
+                        "the rig model JSON, default the --rig file itself)")
     p.add_argument("--update", action="store_true",
                    help="add to the faces already saved in the file instead of replacing it")
     p.set_defaults(func=_calibrate_camera)
