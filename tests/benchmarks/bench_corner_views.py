@@ -1,0 +1,113 @@
+"""Benchmark of corner views: a cube read from two frames that each show three faces.
+
+Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500] [--conditions moderate,rig,harsh]``.
+
+Two ways, each over ``--scans`` virtual cubes per set of conditions (every other one through a
+cheap webcam's lens):
+
+- *calibrated*: the six-motor rig's two fixed corner cameras (couplings over the centres), the
+  faces where the rig model's views put them: frames to facelets with
+  :func:`cubebot.vision.multiview.read_shots`;
+- *uncalibrated*: two hand-held photos of opposite corners (a different angle, roll and place
+  each), the faces found and named from the pixels: :func:`read_corner_photos`.
+
+Each counts scans read right, refused, and WRONG (the target: none), and the median and 90th
+percentile time from frames to facelets (drawing the frames is not timed). No colour profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+
+from cubebot.robot import RigModel
+from cubebot.solver import Cube
+from cubebot.vision import Conditions
+from cubebot.vision.corner_labels import read_corner_photos
+from cubebot.vision.errors import VisionError
+from cubebot.vision.multiview import CubeReading, read_shots, shots_from_views
+from cubebot.vision.scene import CornerCamera, Lens, Pose
+
+
+def _count(scans: int, frames_of: Callable[[Cube, int], list[np.ndarray]],
+           read: Callable[[list[np.ndarray]], CubeReading]) -> tuple[int, int, int, list[float]]:
+    right = refused = wrong = 0
+    times: list[float] = []
+    for k in range(scans):
+        cube = Cube.random(3, 7000 + k)
+        frames = frames_of(cube, k)
+        began = time.perf_counter()
+        try:
+            reading = read(frames)
+        except VisionError:
+            refused += 1
+            continue
+        finally:
+            times.append(time.perf_counter() - began)
+        if reading.facelets == cube.facelets:
+            right += 1
+        else:
+            wrong += 1
+    return right, refused, wrong, times
+
+
+def bench(scans: int, conditions: str) -> list[tuple[str, ...]]:
+    """Return the table rows of both ways under one set of conditions."""
+    light = Conditions.named(conditions)
+    model = RigModel.load("six-motor")
+    assert model.cameras is not None
+    views = model.cameras.views
+
+    def rig_frames(cube: Cube, k: int) -> list[np.ndarray]:
+        lens = Lens.webcam() if k % 2 else Lens()
+        return [CornerCamera(cube, Pose.rig("".join(q.face for q in view.faces)),
+                             conditions=light, lens=lens, couplings=True, seed=k).read()
+                for view in views]
+
+    def photo_frames(cube: Cube, k: int) -> list[np.ndarray]:
+        lens = Lens.webcam() if k % 2 else Lens()
+        corners = ("URF", "DLB") if k % 4 < 2 else ("ULB", "DRF")
+        frames = [CornerCamera(cube, Pose.hand(c), conditions=light, lens=lens,
+                               seed=k * 2 + i).read() for i, c in enumerate(corners)]
+        return frames if k % 3 else frames[::-1]
+
+    rows = []
+    for way, frames_of, read in (
+            ("calibrated rig", rig_frames,
+             lambda f: read_shots(shots_from_views(f, views, 3), 3, profile=False)),
+            ("corner photos", photo_frames, lambda f: read_corner_photos(f, 3, profile=False))):
+        right, refused, wrong, times = _count(scans, frames_of, read)
+        ordered = sorted(times)
+        rows.append((way, conditions, str(scans), str(right), str(refused),
+                     str(wrong) if not wrong else f"{wrong} WRONG",
+                     f"{1000 * statistics.median(ordered):.1f}",
+                     f"{1000 * ordered[int(0.9 * (len(ordered) - 1))]:.1f}"))
+    return rows
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    """Print rows under the table's header, columns aligned."""
+    header = ("way", "conditions", "scans", "right", "refused", "wrong", "median ms", "p90 ms")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scans", type=int, default=500, help="cubes per conditions and way")
+    parser.add_argument("--conditions", default="moderate,rig,harsh",
+                        help="comma-separated synthetic conditions (default moderate,rig,harsh)")
+    args = parser.parse_args()
+    rows: list[tuple[str, ...]] = []
+    for name in args.conditions.split(","):
+        rows += bench(args.scans, name)
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    main()
