@@ -4,6 +4,7 @@ open, ``cubebot stop`` from another terminal, and the emergency stop before any 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from cubebot.robot import (
     RigState,
     SimulatedRig,
 )
+from cubebot.robot.avr import AvrRig, toolchain_missing
 from cubebot.robot.simfirmware import Firmware
 from cubebot.solver import Cube, format_moves
 from tests.robot.test_rig_host import random_moves
@@ -202,3 +204,41 @@ def test_rig_info_of_a_busy_port_tells_what_the_holder_is_doing(
     info = json.loads(capsys.readouterr().out)
     assert "busy" in info and info["progress"]["moves_total"] == 4
     assert RigState(info["progress"]["state"]) in (RigState.MOVING, RigState.IDLE)
+
+
+@pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
+def test_on_the_firmware_resetting_on_a_noisy_line_ctrl_c_resume_and_stop_from_elsewhere() -> None:
+    moves = random_moves(40, seed=13)
+    text = format_moves(moves)
+    with AvrRig(faults=NOISY_RESETS, seed=13) as avr:
+        def made() -> int:
+            return len(avr.turns().moves)
+
+        def wait_for(count: int) -> None:
+            deadline = time.monotonic() + 60
+            while made() < count:
+                assert time.monotonic() < deadline, "the rig never started moving"
+                time.sleep(0.05)
+
+        streamer = cubebot("stream", text, "--port", avr.port)
+        wait_for(3)
+        streamer.send_signal(signal.SIGINT)
+        _, err = streamer.communicate(timeout=120)
+        assert streamer.returncode == 130 and "stopped after" in err, err
+        resumed = cubebot("stream", text, "--port", avr.port, "--resume")
+        wait_for(made() + 3)
+        stopper = subprocess.run([sys.executable, "-m", "cubebot", "stop", "--port", avr.port],
+                                 cwd=CHECKOUT, capture_output=True, text=True, timeout=120)
+        _, err = resumed.communicate(timeout=120)
+        assert stopper.returncode == 0 and "stopped after" in stopper.stdout, stopper.stderr
+        assert resumed.returncode == 130, err
+        last = cubebot("stream", text, "--port", avr.port, "--resume")
+        _, err = last.communicate(timeout=180)
+        assert last.returncode == 0, err
+        time.sleep(0.1)
+        turns = avr.turns()
+        resets = [e["cause"] for e in avr.trace() if e.get("event") == "reset"]
+    assert not turns.cut_short and len(turns.moves) == len(moves)  # every move once, whole
+    start = Cube.random(3, 13)
+    assert start.apply(turns.moves) == start.apply(moves)  # in order (opposite faces together)
+    assert resets == ["PWR", "EXT"]  # the first open reset it; nothing after did
