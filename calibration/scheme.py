@@ -1,8 +1,9 @@
 """Colour schemes: which colour each face shows when solved, and the 24 ways to hold it.
 
-Built-in schemes live as JSON in ``calibration/schemes/`` (Western, Japanese); a custom scheme
-is six colours, one per face in the order U R F D L B, each a colour name, ``#rrggbb`` or an
-RGB triple.
+Built-in schemes live as JSON in ``calibration/schemes/`` (Western, Japanese), naming a colour
+per face; a custom scheme is six colours, one per face in the order U R F D L B, each a colour
+name, ``#rrggbb`` or an RGB triple. The typical RGB of every named colour is here, in
+:data:`NAMED_COLOURS`, and nowhere else.
 """
 
 from __future__ import annotations
@@ -19,18 +20,21 @@ import numpy as np
 from cubebot.calibration.errors import SchemeError
 from cubebot.solver.geometry import centre_facelets, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
+from cubebot.solver.validation import COLOUR_NAMES
 
 __all__ = ["ColourScheme", "SchemeLike", "load_scheme", "scheme_names", "orientations",
            "NAMED_COLOURS"]
 
-#: Typical sticker colours (sRGB) for names a custom scheme may use.
+#: Typical sticker colours (sRGB) by name: the schemes' colours and the names a custom scheme
+#: may use. The six usual colours are named as the solver names them in its messages (by the
+#: letters of a scan in colour letters).
 NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
-    "white": (240, 240, 240),
-    "yellow": (255, 213, 0),
-    "green": (0, 155, 72),
-    "blue": (0, 70, 173),
-    "red": (183, 18, 52),
-    "orange": (255, 88, 0),
+    COLOUR_NAMES["W"]: (240, 240, 240),
+    COLOUR_NAMES["Y"]: (255, 213, 0),
+    COLOUR_NAMES["G"]: (0, 155, 72),
+    COLOUR_NAMES["B"]: (0, 70, 173),
+    COLOUR_NAMES["R"]: (183, 18, 52),
+    COLOUR_NAMES["O"]: (255, 88, 0),
     "purple": (110, 40, 150),
     "pink": (255, 120, 180),
     "black": (30, 30, 30),

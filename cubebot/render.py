@@ -9,12 +9,18 @@ import numpy as np
 from cubebot.solver import net
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image"]
+__all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image",
+           "NET_CELLS", "TERMINAL_COLOURS"]
 
-_ANSI = {"U": "47;30", "R": "41;97", "F": "42;30", "D": "103;30", "L": "48;5;208;30", "B": "44;97"}
+#: Each face's sticker in a terminal: background and letter colour, the terminal's own colours
+#: nearest the Western scheme's (calibration/scheme.py, which a test checks them against; the
+#: scheme is not loaded here, since it would bring the colour classifier into every command).
+TERMINAL_COLOURS = {"U": "47;30", "R": "41;97", "F": "42;30", "D": "103;30", "L": "48;5;208;30",
+                    "B": "44;97"}
 
-# where each face sits in the 4x3 cross of the unfolded net, in face units
-_NET_CELLS = {"U": (0, 1), "L": (1, 0), "F": (1, 1), "R": (1, 2), "B": (1, 3), "D": (2, 1)}
+#: Where each face sits in the unfolded net, a cross of 3 rows and 4 columns of faces (row,
+#: column from 0): U above F, then L F R B, then D below F. The web page draws it so too.
+NET_CELLS = {"U": (0, 1), "L": (1, 0), "F": (1, 1), "R": (1, 2), "B": (1, 3), "D": (2, 1)}
 
 
 def ansi_net(facelets: str) -> str:
@@ -24,7 +30,8 @@ def ansi_net(facelets: str) -> str:
     for line in plain.splitlines():
         cells = []
         for ch in line:
-            cells.append(f"\x1b[{_ANSI[ch]}m {ch} \x1b[0m" if ch in _ANSI else ("" if ch == " " else ch))
+            cells.append(f"\x1b[{TERMINAL_COLOURS[ch]}m {ch} \x1b[0m" if ch in TERMINAL_COLOURS
+                         else ("" if ch == " " else ch))
         # keep the left padding of the U and D rows: one space stands for half a sticker
         pad = len(line) - len(line.lstrip(" "))
         out.append(" " * (pad * 3 // 2) + "".join(cells))
@@ -59,7 +66,7 @@ def net_image(facelets: str, sticker_px: int = 40, *,
     image = np.full((height, width, 3), 245, dtype=np.uint8)
     inset = sticker_px // 4
     for f, face in enumerate(FACE_LETTERS):
-        row0, col0 = _NET_CELLS[face]
+        row0, col0 = NET_CELLS[face]
         top = gap + row0 * (face_px + gap)
         left = gap + col0 * (face_px + gap)
         for i in range(n * n):

@@ -46,7 +46,13 @@ from starlette.staticfiles import StaticFiles
 from cubebot.robot import RobotError
 from cubebot.vision import VisionError
 from cubebot.web.rig import RigDriver
-from cubebot.web.session import MAX_IMAGE_BYTES, ImageError, ScanSession, decode_image
+from cubebot.web.session import (
+    MAX_IMAGE_BYTES,
+    ImageError,
+    ScanSession,
+    decode_image,
+    face_drawing,
+)
 
 __all__ = ["Dashboard", "create_app", "TOKEN_HEADER", "PAGE_HEADER"]
 
@@ -81,11 +87,12 @@ class Dashboard:
 
     def __post_init__(self) -> None:
         self.rig = RigDriver(self._rig_changed)
+        self._faces = face_drawing()
 
     def state(self) -> dict[str, Any]:
         """Return everything the page shows, as a JSON-ready dict."""
         return {"scan": self.session.as_dict(), "rig": self.rig.snapshot(),
-                "rig_port": self.rig_port, "demo": self.demo,
+                "faces": self._faces, "rig_port": self.rig_port, "demo": self.demo,
                 "token_required": self.token is not None}
 
     def _rig_changed(self, snapshot: dict[str, Any]) -> None:

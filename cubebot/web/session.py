@@ -21,7 +21,8 @@ import numpy as np
 from cubebot.solver import Cube, check_size
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ImageError", "ScanSession", "decode_image", "MAX_IMAGE_BYTES", "MAX_IMAGE_SIDE"]
+__all__ = ["ImageError", "ScanSession", "decode_image", "face_drawing", "MAX_IMAGE_BYTES",
+           "MAX_IMAGE_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,23 @@ def _jpeg_data_url(frame: np.ndarray, width: int = 480) -> str:
     ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
     assert ok  # encoding an 8-bit BGR frame as JPEG cannot fail
     return "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode("ascii")
+
+
+def face_drawing() -> dict[str, Any]:
+    """Return how the page draws a cube: the faces' order, each face's colour (the Western
+    scheme's, ``#rrggbb``) and name, and where each face sits in the net (row, column).
+
+    The page has no colours or layout of its own: these come with every state.
+    """
+    from cubebot.calibration import load_scheme
+    from cubebot.render import NET_CELLS
+
+    scheme = load_scheme()
+    return {"order": "".join(FACE_LETTERS),
+            "colours": {face: "#{:02x}{:02x}{:02x}".format(*rgb)
+                        for face, rgb in zip(FACE_LETTERS, scheme.rgb)},
+            "names": dict(zip(FACE_LETTERS, scheme.colours)),
+            "net": {face: list(cell) for face, cell in NET_CELLS.items()}}
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -201,3 +202,22 @@ def _overlays_show_letters_and_confidences(overlays: dict[str, str], folder: Pat
         assert written.sum() > 100, face
         near, far = (np.abs(shown - p)[written].mean() for p in (want, without))
         assert near < 0.5 * far, (face, near, far)
+
+
+def test_the_page_takes_its_faces_colours_and_net_from_the_state(demo_server: Server) -> None:
+    from cubebot.calibration import load_scheme
+    from cubebot.render import NET_CELLS
+
+    status, _, body = demo_server.get("/api/state")
+    faces = json.loads(body)["faces"]
+    assert status == 200 and faces["order"] == "URFDLB"
+    scheme = load_scheme()
+    assert faces["colours"] == {f: "#{:02x}{:02x}{:02x}".format(*rgb)
+                                for f, rgb in zip("URFDLB", scheme.rgb)}
+    assert faces["names"] == dict(zip("URFDLB", scheme.colours))
+    assert faces["net"] == {f: list(cell) for f, cell in NET_CELLS.items()}
+    # ... so the page's modules hold no copy of them
+    static = REPO / "cubebot" / "web" / "static"
+    for script in static.glob("*.js"):
+        text = script.read_text()
+        assert "URFDLB" not in text and not re.search(r"#[0-9a-fA-F]{6}", text), script.name

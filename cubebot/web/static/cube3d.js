@@ -1,25 +1,24 @@
 // A cube drawn with CSS 3D transforms: six faces of n x n stickers, turned by dragging.
-// The faces follow the facelet string's convention (U R F D L B, each read row by row as seen
-// from outside, U's top row against B, D's top row against F), so a state string draws as is.
+// The faces follow the facelet string's convention (each face read row by row as seen from
+// outside, U's top row against B, D's top row against F), in the order the server gives, so a
+// state string draws as is.
 
-const FACES = "URFDLB";
-// Where each face sits, for a cube of half-width h: rotate the front face into place, push out.
+// Where each face sits in 3D: rotate the front face into place, then push it out.
 const PLACE = {
   U: "rotateX(90deg)", D: "rotateX(-90deg)", F: "", B: "rotateY(180deg)",
   R: "rotateY(90deg)", L: "rotateY(-90deg)",
 };
 
 export class Cube3D {
-  /** Build the cube inside `scene` (an element), with a colour per face letter. */
-  constructor(scene, size) {
+  /** Build a cube of `size` inside `scene` (an element), its faces in `order` (the state's). */
+  constructor(scene, size, order) {
     this.size = size;
-    this.colours = {};
     this.view = { x: -28, y: -38 };
     this.cube = document.createElement("div");
     this.cube.className = "cube";
     this.stickers = [];
     const half = 60;
-    for (const face of FACES) {
+    for (const face of order) {
       const side = document.createElement("div");
       side.className = "side";
       side.dataset.face = face;
@@ -45,7 +44,7 @@ export class Cube3D {
     }
   }
 
-  /** Mark the face that the last move turned (a letter of URFDLB), or none. */
+  /** Mark the face that the last move turned (its letter), or none. */
   markTurned(face) {
     for (const side of this.cube.children) side.classList.toggle("turned", side.dataset.face === face);
   }
