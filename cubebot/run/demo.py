@@ -17,6 +17,7 @@ import numpy as np
 
 from cubebot.robot import Faults, RigModel, SimulatedRig
 from cubebot.robot.camera_views import FaceQuad
+from cubebot.run.errors import RunError
 from cubebot.solver import Cube
 from cubebot.vision import CameraBase, Conditions, SyntheticCamera
 from cubebot.vision.in_place import RigCameraSet
@@ -117,12 +118,18 @@ class Demo:
 
     Raises (from the constructor):
         solver.UnsupportedSizeError, robot.RigModelError, robot.OptionError: bad arguments.
+        RunError: a rig model that turns the cube over (no simulated rig for it yet).
     """
 
     def __init__(self, size: int = 3, seed: int = 0, *, rig: str | RigModel = "six-motor",
                  conditions: Conditions | None = None, faults: Faults = Faults(),
                  time_scale: float = 0.25, presented: bool = False) -> None:
         self.model = rig if isinstance(rig, RigModel) else RigModel.load(rig)
+        if self.model.is_action_rig:
+            raise RunError(
+                f"rig {self.model.name!r} turns the cube over: the demo's simulated rig has a "
+                "motor per face, and action rigs have no simulated rig yet; plan a solution for "
+                f"it with `cubebot solve FACELETS --rig {self.model.name} --json`")
         truth = Cube.random(size, seed)
         while truth.is_solved:  # a solved scramble shows nothing
             seed += 1
