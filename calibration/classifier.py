@@ -24,10 +24,11 @@ from functools import lru_cache
 from typing import Optional, Union
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import ThreadpoolController
+# scikit-learn and threadpoolctl ship no type information
+from sklearn.base import BaseEstimator  # type: ignore[import-untyped]
+from sklearn.cluster import KMeans  # type: ignore[import-untyped]
+from sklearn.exceptions import ConvergenceWarning  # type: ignore[import-untyped]
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
 from cubebot.calibration.errors import (
@@ -91,7 +92,7 @@ class Classification:
     margin: float
     overruled: tuple[int, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Return the classification as a JSON-ready dict."""
         return {"facelets": self.facelets,
                 "confidence": [round(float(c), 4) for c in self.confidence],
@@ -154,7 +155,7 @@ def _layouts() -> tuple[np.ndarray, np.ndarray]:
     return table, allowed
 
 
-class ColourClassifier(BaseEstimator):
+class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is untyped
     """Reads one scan (a colour per sticker) as a valid cube; scikit-learn estimator contract.
 
     Parameters are only stored by ``__init__``; :meth:`fit` learns ``cluster_centers_`` (weighted
@@ -179,13 +180,13 @@ class ColourClassifier(BaseEstimator):
     # -- the perceptual space -------------------------------------------------------------------
 
     def _features(self, linear: np.ndarray) -> np.ndarray:
-        return linear_to_lab(linear) * np.array([self.lightness_weight, 1.0, 1.0])
+        return np.asarray(linear_to_lab(linear) * np.array([self.lightness_weight, 1.0, 1.0]))
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
         # Every cube state shows each colour n^2 times, so the scan's mean colour should equal
         # the mean of the scheme's colours: the ratio is the light's colour cast (grey world).
         expected = srgb_to_linear(scheme.rgb_array).mean(axis=0)
-        return np.maximum(linear.mean(axis=0), 1e-4) / np.maximum(expected, 1e-4)
+        return np.asarray(np.maximum(linear.mean(axis=0), 1e-4) / np.maximum(expected, 1e-4))
 
     # -- scikit-learn API -----------------------------------------------------------------------
 
@@ -264,11 +265,11 @@ class ColourClassifier(BaseEstimator):
         rgb = read_samples(X, None, self.order)
         features = self._features(srgb_to_linear(rgb) / self.cast_)
         distance = ((features[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=-1)
-        return self.classes_[distance.argmin(axis=1)]
+        return np.asarray(self.classes_[distance.argmin(axis=1)])
 
     def fit_predict(self, X: object, y: object = None, *, spread: object = None) -> np.ndarray:
         """Return the face letter per sticker of the scan ``X`` after fitting to it."""
-        return self.fit(X, y, spread=spread).classes_[self.labels_]
+        return np.asarray(self.fit(X, y, spread=spread).classes_[self.labels_])
 
     # -- steps ----------------------------------------------------------------------------------
 
@@ -285,7 +286,7 @@ class ColourClassifier(BaseEstimator):
         self.facelets_ = facelets
         self.confidence_ = np.ones(len(labels))
         self.margin_ = float("inf")
-        self.overruled_ = ()
+        self.overruled_: tuple[int, ...] = ()
         self.cost_ = 0.0
         self.face_gains_ = np.ones((6, 3))
         self.scale_ = float(np.clip(np.median(residual), *_SCALE_RANGE))
@@ -323,13 +324,13 @@ class ColourClassifier(BaseEstimator):
             return None
         known = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
         if self.size == 2:
-            return known
+            return np.asarray(known)
         centres = self._features(balanced[list(centre_facelets())])
         holdings = orientations()
         fit = ((centres[None, :, :] - known[holdings]) ** 2).sum(axis=(1, 2))
         best = holdings[int(fit.argmin())]
         log.debug("profile: the centres match the scheme held as %s", best.tolist())
-        return known[best]
+        return np.asarray(known[best])
 
     def _seed(self, balanced: np.ndarray, scheme: ColourScheme,
               profile: Optional[ColourProfile], prior: Optional[np.ndarray]) -> np.ndarray:
@@ -351,7 +352,7 @@ class ColourClassifier(BaseEstimator):
         if self.size == 3:
             # a centre keeps its class: a cluster that wandered off its centre is pulled back
             refs = 0.5 * (refs + seeds)
-        return refs
+        return np.asarray(refs)
 
     def _read(self, cost: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray, _Loose]:
@@ -429,7 +430,7 @@ class ColourClassifier(BaseEstimator):
                 (weights[:, None] * t * t).sum(axis=0), 1e-9)
             balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
             gains[face] = max(exposure, 1e-3) * balance
-        return gains / np.exp(np.log(gains).mean(axis=0))
+        return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
 
     def _check_doubt(self, features: np.ndarray, labels: np.ndarray, assigned: np.ndarray,
                      nearest: np.ndarray, scale: float) -> None:
@@ -591,7 +592,7 @@ def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
     if spread is None:
         return np.ones(count)
     excess = np.maximum(spread - np.median(spread), 0.0)
-    return 1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2)
+    return np.asarray(1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2))
 
 
 def _required_gap(scale: float, size: int = 3) -> float:
@@ -629,7 +630,7 @@ def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3) -> np.ndarr
     """
     required = _required_gap(scale, size)
     exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
-    return 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
+    return np.asarray(1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent))
 
 
 def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,

@@ -44,7 +44,7 @@ def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
     """Return sRGB values 0..255 (float, clipped) for linear-light RGB."""
     c = np.clip(np.asarray(linear, dtype=float), 0.0, 1.0)
     c = np.where(c <= 0.0031308, c * 12.92, 1.055 * c ** (1 / 2.4) - 0.055)
-    return c * 255.0
+    return np.asarray(c * 255.0)
 
 
 def linear_to_lab(linear: np.ndarray) -> np.ndarray:
@@ -52,7 +52,7 @@ def linear_to_lab(linear: np.ndarray) -> np.ndarray:
     xyz = np.asarray(linear, dtype=float) @ _RGB_TO_XYZ.T / D65_WHITE
     xyz = np.maximum(xyz, 0.0)
     f = np.where(xyz > _EPSILON, np.cbrt(xyz), (_KAPPA * xyz + 16) / 116)
-    lab = np.empty_like(f)
+    lab: np.ndarray = np.empty_like(f)
     lab[..., 0] = 116 * f[..., 1] - 16
     lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
     lab[..., 2] = 200 * (f[..., 1] - f[..., 2])
@@ -67,7 +67,7 @@ def lab_to_linear(lab: np.ndarray) -> np.ndarray:
     fz = fy - lab[..., 2] / 200
     f = np.stack([fx, fy, fz], axis=-1)
     xyz = np.where(f ** 3 > _EPSILON, f ** 3, (116 * f - 16) / _KAPPA) * D65_WHITE
-    return xyz @ _XYZ_TO_RGB.T
+    return np.asarray(xyz @ _XYZ_TO_RGB.T)
 
 
 def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:

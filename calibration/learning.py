@@ -7,9 +7,10 @@ so that neither of those two imports the other.
 from __future__ import annotations
 
 import logging
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
@@ -26,10 +27,10 @@ def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Return, for each face class, the scheme face whose colour it is (best of 24 holdings)."""
     holdings = orientations()
     fit = ((lab[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
-    return holdings[int(fit.argmin())]
+    return np.asarray(holdings[int(fit.argmin())])
 
 
-def learn_profile(scans: Iterable[tuple[Sequence, int, Optional[str]]], *,
+def learn_profile(scans: Iterable[tuple[ArrayLike, int, Optional[str]]], *,
                   scheme: SchemeLike = None, order: str = "rgb",
                   start: Optional[ColourProfile] = None) -> ColourProfile:
     """Return a profile learnt from scans: (samples, size, facelets or None) each.

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Optional
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
 
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 from cubebot.calibration.errors import OptionError
@@ -36,6 +36,11 @@ log = logging.getLogger(__name__)
 
 _FORBIDDEN = 1e9  # cost that keeps the assignment solver away from a cell
 _SEARCH_BUDGET = 60  # assignments priced beyond the first few before the search settles
+
+# one kind's assignment: its cost, the piece at each position, each piece's orientation
+_Assignment = tuple[float, np.ndarray, np.ndarray]
+# (position, piece) cells of the assignment matrix, held or barred in a branch of the search
+_Cells = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ def _parities(perms: np.ndarray) -> np.ndarray:
     """Return the parity (0 even, 1 odd) of each permutation in the rows of ``perms``."""
     later = np.triu(np.ones((perms.shape[1],) * 2, dtype=bool), 1)
     inversions = (perms[:, :, None] > perms[:, None, :]) & later
-    return inversions.sum(axis=(1, 2)) % 2
+    return np.asarray(inversions.sum(axis=(1, 2)) % 2)
 
 
 def _parity(perm: np.ndarray) -> int:
@@ -149,8 +154,8 @@ class _Ranking:
         self.table = table
         self.modulus = modulus
         self.flat = table.min(axis=-1)
-        self.best: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
-        self.heap: list[tuple[float, int, np.ndarray, tuple, tuple]] = []
+        self.best: dict[int, _Assignment] = {}
+        self.heap: list[tuple[float, int, np.ndarray, _Cells, _Cells]] = []
         self.counter = itertools.count()
         _, first = linear_sum_assignment(self.flat)
         self.floor = float(self.flat[np.arange(len(first)), first].sum())
@@ -169,7 +174,7 @@ class _Ranking:
         if parity not in self.best or cost < self.best[parity][0] - 1e-12:
             self.best[parity] = (cost, perm, orient)
 
-    def _solve(self, fixed: tuple, banned: tuple) -> Optional[tuple[float, np.ndarray]]:
+    def _solve(self, fixed: _Cells, banned: _Cells) -> Optional[tuple[float, np.ndarray]]:
         matrix = self.flat.copy()
         for row, col in fixed:
             keep = matrix[row, col]
@@ -202,7 +207,8 @@ class _Ranking:
         return True
 
 
-def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...]) -> tuple[float, list]:
+def _best_cube(rankings: list[_Ranking],
+               parities: tuple[int, ...]) -> tuple[float, list[_Assignment]]:
     """Return the cheapest combination whose kinds share a parity (exact within the budget)."""
 
     def best_total() -> tuple[float, int]:
@@ -258,7 +264,7 @@ def _swap_costs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
     best = np.full(len(pairs), np.inf)
     for a in range(modulus):
         best = np.minimum(best, table[i, perm[j], a] + table[j, perm[i], (total - a) % modulus])
-    return best - current[i] - current[j]
+    return np.asarray(best - current[i] - current[j])
 
 
 def _swaps(table: np.ndarray, perm: np.ndarray, orient: np.ndarray, modulus: int) -> np.ndarray:
@@ -363,11 +369,11 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
         for k, (table, kind, (_, perm, orient)) in enumerate(zip(tables, kinds, chosen)):
             nearby[k] = np.minimum(nearby[k], _double_swaps(table, perm, orient, kind.modulus))
         parity = _parity(chosen[0][1])
-        other = [r.best.get(1 - parity) for r in rankings]
-        if all(o is not None for o in other):
-            gap = sum(o[0] for o in other) - total  # type: ignore[index]
+        other = [r.best[1 - parity] for r in rankings if 1 - parity in r.best]
+        if len(other) == len(rankings):
+            gap = sum(o[0] for o in other) - total
             for k, (found, (_, perm, orient)) in enumerate(zip(other, chosen)):
-                moved = (found[1] != perm) | (found[2] != orient)  # type: ignore[index]
+                moved = (found[1] != perm) | (found[2] != orient)
                 nearby[k][moved] = np.minimum(nearby[k][moved], gap)
         centres = np.array(centre_facelets())
         labels[centres] = np.arange(6)

@@ -74,7 +74,7 @@ class ColourProfile:
         object.__setattr__(self, "spread", spread)
         object.__setattr__(self, "counts", np.asarray(self.counts, dtype=int))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Return the profile as a JSON-ready dict."""
         return {
             "format": PROFILE_FORMAT,

@@ -67,14 +67,14 @@ class ColourScheme:
         """Return the typical colours as a float array (6, 3), sRGB 0..255, face order."""
         return np.array(self.rgb, dtype=float)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Return the scheme as a JSON-ready dict (the format of ``calibration/schemes``)."""
         return {"name": self.name,
                 "faces": {f: {"colour": c, "rgb": list(v)}
                           for f, c, v in zip(FACE_LETTERS, self.colours, self.rgb)}}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "ColourScheme":
+    def from_json(cls, data: Mapping[str, object]) -> "ColourScheme":
         """Return the scheme a JSON dict describes (see :meth:`to_json`).
 
         Raises:
@@ -90,7 +90,8 @@ class ColourScheme:
                                  for e in entries], name=str(data.get("name", "custom")))
 
     @classmethod
-    def from_colours(cls, colours: Sequence, name: str = "custom") -> "ColourScheme":
+    def from_colours(cls, colours: Union[Sequence[object], Mapping[str, object]],
+                     name: str = "custom") -> "ColourScheme":
         """Return a scheme from six colours in face order U R F D L B.
 
         Each colour is a name from :data:`NAMED_COLOURS`, an RGB triple, or a (name, RGB) pair.
@@ -117,7 +118,7 @@ class ColourScheme:
         return cls(name=name, colours=tuple(names), rgb=tuple(values))
 
 
-SchemeLike = Union[None, str, ColourScheme, Sequence, Mapping]
+SchemeLike = Union[None, str, ColourScheme, Sequence[object], Mapping[str, object]]
 
 
 def _read_colour(face: str, colour: object) -> tuple[str, tuple[int, int, int]]:
@@ -141,14 +142,14 @@ def _read_colour(face: str, colour: object) -> tuple[str, tuple[int, int, int]]:
             )
         rgb = NAMED_COLOURS[label]
     try:
-        triple = tuple(int(round(float(v))) for v in rgb)  # type: ignore[union-attr]
+        triple = tuple(int(round(float(v))) for v in rgb)
     except (TypeError, ValueError):
         triple = ()
     if len(triple) != 3 or not all(0 <= v <= 255 for v in triple):
         raise SchemeError(f"face {face}: colour {rgb!r} is not an RGB triple of 0..255")
     if label is None:
         label = "#{:02x}{:02x}{:02x}".format(*triple)
-    return label, triple  # type: ignore[return-value]
+    return label, triple
 
 
 def scheme_names() -> list[str]:

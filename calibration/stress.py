@@ -55,7 +55,7 @@ def illuminant_rgb(kelvin: float) -> np.ndarray:
     y = fit[0] * x ** 3 + fit[1] * x ** 2 + fit[2] * x + fit[3]
     xyz = np.array([x / y, 1.0, (1 - x - y) / y])
     rgb = np.maximum(_XYZ_TO_RGB @ xyz, 1e-3)
-    return rgb / rgb[1]
+    return np.asarray(rgb / rgb[1])
 
 
 @dataclass(frozen=True)
