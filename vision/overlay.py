@@ -130,8 +130,8 @@ def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int
     """
     rgb = scan.rgb
     letters = np.array(list(facelets))
-    return {letter: tuple(int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
-            for letter in set(facelets)}
+    means = {letter: rgb[letters == letter].mean(axis=0) for letter in set(facelets)}
+    return {letter: (int(m[2]), int(m[1]), int(m[0])) for letter, m in means.items()}
 
 
 def face_overlays(scan: "FaceScan", *, facelets: Optional[str] = None,
