@@ -10,7 +10,6 @@ import logging
 from typing import Iterable, Optional
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
@@ -30,7 +29,7 @@ def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.asarray(holdings[int(fit.argmin())])
 
 
-def learn_profile(scans: Iterable[tuple[ArrayLike, int, Optional[str]]], *,
+def learn_profile(scans: Iterable[tuple[object, int, Optional[str]]], *,
                   scheme: SchemeLike = None, order: str = "rgb",
                   start: Optional[ColourProfile] = None) -> ColourProfile:
     """Return a profile learnt from scans: (samples, size, facelets or None) each.

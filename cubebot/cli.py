@@ -87,7 +87,8 @@ def build_parser(argv: Optional[Sequence[str]] = None) -> argparse.ArgumentParse
     return parser
 
 
-def _list_unloaded(subparsers: argparse._SubParsersAction, table: dict[str, Command],
+def _list_unloaded(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+                   table: dict[str, Command],
                    registered: set[str]) -> None:
     """Name the commands whose modules were not loaded, so help and typos still list them."""
     for name, command in table.items():

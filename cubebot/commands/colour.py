@@ -11,13 +11,17 @@ import logging
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from cubebot.calibration import ColourProfile, classify, default_profile_path, learn_profile
 from cubebot.calibration.errors import SampleError, sticker_name
+from cubebot.calibration.profile import ProfileLike
 from cubebot.calibration.scheme import scheme_names
 from cubebot.commands import size_or_auto, summary
 from cubebot.solver import Cube
+
+if TYPE_CHECKING:  # the vision part is imported only by the commands that use a camera
+    from cubebot.vision import Camera, FaceScan
 
 __all__ = ["register", "read_scan_file"]
 
@@ -25,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 
-def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
+def read_scan_file(path: str) -> tuple[list[object], int, Optional[list[object]]]:
     """Return (samples, size, spread or None) from a scan file (``-`` reads standard input).
 
     The file holds ``{"size": 3, "rgb": [[r, g, b], ...]}`` (optionally ``"spread"``) in
@@ -61,10 +65,11 @@ def read_scan_file(path: str) -> tuple[list, int, Optional[list]]:
     return data, int(size), spread
 
 
-def _profile_choice(args: argparse.Namespace) -> object:
+def _profile_choice(args: argparse.Namespace) -> ProfileLike:
     if args.no_profile:
         return False
-    return args.profile  # None: the saved default, if any
+    profile: ProfileLike = args.profile  # None: the saved default, if any
+    return profile
 
 
 def _classify(args: argparse.Namespace) -> int:
@@ -92,7 +97,7 @@ def _solved(size: int) -> str:
 
 
 def _photo_scan(folder: str, size: "int | str", solved: bool,
-                start: Optional[ColourProfile]) -> tuple[list, int, Optional[str]]:
+                start: Optional[ColourProfile]) -> tuple[list[object], int, Optional[str]]:
     """Return (samples, size, facelets) of six face photos in ``folder`` (U.jpg ... B.jpg).
 
     A scrambled cube is read here, pictures turned as needed, so that its facelets fit the
@@ -123,14 +128,13 @@ def _photo_scan(folder: str, size: "int | str", solved: bool,
     return scan.rgb.tolist(), scan.size, result.facelets
 
 
-def _solved_scan(camera: Any, size: "int | str") -> Any:
+def _solved_scan(camera: Camera, size: "int | str") -> FaceScan:
     """Return the scan of a solved cube's photos, of the size asked or the one whose grid is
     found on every photo (a solved cube needs no reading)."""
-    from cubebot.solver.geometry import AUTO
     from cubebot.vision import scan_faces
     from cubebot.vision.scan import scan_any_size
 
-    if size != AUTO:
+    if isinstance(size, int):  # else AUTO
         return scan_faces(camera, size)
     return scan_any_size(camera, lambda scan: None)[1]
 
@@ -138,7 +142,7 @@ def _solved_scan(camera: Any, size: "int | str") -> Any:
 def _calibrate(args: argparse.Namespace) -> int:
     target = Path(args.profile) if args.profile else default_profile_path()
     start = ColourProfile.load(target) if args.update and target.is_file() else None
-    scans: list[tuple[list, int, Optional[str]]] = []
+    scans: list[tuple[list[object], int, Optional[str]]] = []
     for path in args.solved or []:
         samples, size, _ = read_scan_file(path)
         scans.append((samples, size, _solved(size)))
@@ -166,7 +170,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``classify`` and ``calibrate colours`` to the command line."""
     scheme_help = (f"colour scheme: {', '.join(scheme_names())}, a JSON file, or six colours "
                    "for U,R,F,D,L,B like white,red,green,yellow,orange,blue (default western)")

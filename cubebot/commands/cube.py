@@ -140,7 +140,8 @@ def _scramble(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add solve, apply, show and scramble to the command line."""
     p = commands.add_parser("solve", help=summary("solve"),
                             description="Print the moves that solve a 2x2 (24 letters, optimal) "

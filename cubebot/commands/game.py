@@ -31,7 +31,8 @@ def _game(args: argparse.Namespace) -> int:
     return 0 if winner is not None or game.quit_by is not None else 1
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the game to the command line."""
     p = commands.add_parser("game", help=summary("game"))
     p.add_argument("--players", type=int, default=2, help="number of players (default 2)")

@@ -271,7 +271,8 @@ def _port_options(p: argparse.ArgumentParser) -> None:
                    help=f"serial speed (default {DEFAULT_BAUD}, the firmware's)")
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add rig-sim, stream, stop, rig-info and rig-check to the command line."""
     rigs = ", ".join(builtin_models())
     p = commands.add_parser(

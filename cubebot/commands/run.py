@@ -159,7 +159,8 @@ def _run(args: argparse.Namespace) -> int:
     return _finish(report, args)
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add demo and run to the command line."""
     p = commands.add_parser(
         "demo", help=summary("demo"),

@@ -13,6 +13,7 @@ import numpy as np
 
 from cubebot.commands import UsageError, size_or_auto, summary
 from cubebot.solver import Cube
+from cubebot.solver.geometry import AUTO
 from cubebot.vision import (
     Conditions,
     DeviceCamera,
@@ -27,10 +28,11 @@ from cubebot.vision import (
     sticker_name,
     write_overlays,
 )
+from cubebot.vision.cameras import CameraBase
 from cubebot.vision.errors import NoDisplayError
 from cubebot.vision.overlay import write_failure_pictures
 from cubebot.vision.sample_points import default_sample_points_path
-from cubebot.vision.scan import AUTO, FaceScan
+from cubebot.vision.scan import FaceScan
 from cubebot.vision.synthetic import CONDITION_NAMES
 
 __all__ = ["register"]
@@ -56,11 +58,12 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         from cubebot.render import write_net_png
 
         overlays = [str(p) for p in write_overlays(scan, args.save_overlays, facelets=facelets,
-                                                   doubtful=low, confidence=confidence)]
+                                                   doubtful=low,
+                                                   confidence=[float(c) for c in confidence])]
         overlays.append(str(write_net_png(facelets, Path(args.save_overlays) / "net.png",
                                           measured_rgb=scan.rgb)))
     if args.json:
-        data = {"facelets": facelets, "size": 2 if len(facelets) == 24 else 3,
+        data: dict[str, object] = {"facelets": facelets, "size": 2 if len(facelets) == 24 else 3,
                 "confidence": [round(float(c), 4) for c in confidence],
                 "margin": round(float(margin), 4)}
         if scan is not None:
@@ -125,13 +128,13 @@ def _scan(args: argparse.Namespace) -> int:
                 "this machine has no display for the live preview of `--camera` "
                 "(DISPLAY is not set): photograph the six faces as U.jpg R.jpg F.jpg D.jpg L.jpg "
                 "B.jpg and run `cubebot scan --images DIR`")
-        with DeviceCamera(args.camera, args.backend) as camera:
-            session = run_guided_scan(camera, fixed_size, profile=profile, scheme=args.scheme)
+        with DeviceCamera(args.camera, args.backend) as device:
+            session = run_guided_scan(device, fixed_size, profile=profile, scheme=args.scheme)
         facelets, confidence, margin = session.result()
         _print_result(args, facelets, confidence, margin, session.scan, extra)
         return 0
     if args.images is not None:
-        camera: Any = FolderCamera(args.images)
+        camera: CameraBase = FolderCamera(args.images)
         truth = None
     else:
         seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
@@ -246,8 +249,7 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
         (old[name].hidden if name in old else ())
     source = args.source or (old[name].source if name in old else "")
     new = CameraView(name, (width, height),
-                     tuple(FaceQuad(f, tuple((float(x), float(y)) for x, y in quads[f]))
-                           for f in faces), hidden, source)
+                     tuple(FaceQuad(f, _four_corners(quads[f])) for f in faces), hidden, source)
     views = [new if v.name == name else v for v in old.values()]
     if name not in old:
         views.append(new)
@@ -280,7 +282,17 @@ def _resolution(text: str) -> tuple[int, int]:
     return width, height
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+_Corner = tuple[float, float]
+
+
+def _four_corners(points: np.ndarray) -> tuple[_Corner, _Corner, _Corner, _Corner]:
+    """Return a face's four corners (4, 2) as pixel pairs, the form a FaceQuad holds."""
+    a, b, c, d = ((float(x), float(y)) for x, y in points)
+    return a, b, c, d
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``scan`` and ``calibrate camera`` to the command line."""
     p = commands.add_parser(
         "scan", help=summary("scan"),

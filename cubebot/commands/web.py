@@ -43,7 +43,7 @@ def _page_host(host: str) -> str:
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
                 probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
-                return probe.getsockname()[0]
+                return str(probe.getsockname()[0])
         except OSError:
             return socket.gethostname()
     return f"[{host}]" if ":" in host else host
@@ -110,7 +110,8 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction, calibrate: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+             calibrate: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the command line."""
     p = commands.add_parser(
         "serve", help=summary("serve"),

@@ -94,13 +94,16 @@ def _corner_cameras(model: RigModel, truth: Cube, rig: SimulatedRig, seed: int,
         letters = "".join(q.face for q in view.faces)
         if len(letters) != 3:
             return None  # only corner views are drawn by the synthetic camera
-        seen = dataclasses.replace(conditions, resolution=tuple(view.resolution))
+        seen = dataclasses.replace(conditions,
+                                   resolution=(view.resolution[0], view.resolution[1]))
         camera = CornerCamera(truth, Pose.rig(letters), conditions=seen, couplings=True,
                               seed=seed, name=view.name)
         camera.read()
-        quads = tuple(FaceQuad(face, tuple((float(x), float(y)) for x, y in corners))
-                      for face, corners in camera.truth.quads.items())
-        views.append(dataclasses.replace(view, faces=quads))
+        quads = []
+        for face, corners in camera.truth.quads.items():
+            a, b, c, d = ((float(x), float(y)) for x, y in corners)
+            quads.append(FaceQuad(face, (a, b, c, d)))
+        views.append(dataclasses.replace(view, faces=tuple(quads)))
         cameras.append(RigCornerCamera(camera, rig))
     return RigCameraSet(tuple(views), tuple(cameras))
 

@@ -40,8 +40,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Message, Receive, Scope, Send
 
 from cubebot.robot import RobotError
 from cubebot.vision import VisionError
@@ -81,7 +82,7 @@ class Dashboard:
     token: Optional[str] = None
     profile_path: Optional[Path] = None
     demo: bool = False
-    _listeners: set[asyncio.Queue] = field(default_factory=set)
+    _listeners: set[asyncio.Queue[str]] = field(default_factory=set)
     _loop: Optional[asyncio.AbstractEventLoop] = None
     rig: RigDriver = field(init=False)
 
@@ -109,7 +110,7 @@ class Dashboard:
             loop.call_soon_threadsafe(_offer, queue, body)
 
 
-def _offer(queue: asyncio.Queue, body: str) -> None:
+def _offer(queue: asyncio.Queue[str], body: str) -> None:
     if queue.full():  # a slow page only needs the newest state
         queue.get_nowait()
     queue.put_nowait(body)
@@ -179,7 +180,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         return JSONResponse(dashboard.state())
 
     async def events(request: Request) -> Response:
-        queue: asyncio.Queue = asyncio.Queue(maxsize=4)
+        queue: asyncio.Queue[str] = asyncio.Queue(maxsize=4)
         dashboard._loop = asyncio.get_running_loop()
         dashboard._listeners.add(queue)
         queue.put_nowait(json.dumps(dashboard.state()))
@@ -279,7 +280,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         "/api/rig/estop": estop, "/api/rig/resume": resume,
         "/api/calibrate/profile": save_profile,
     }
-    routes = [Route("/", page), Route("/api/state", state), Route("/api/events", events),
+    routes: list[BaseRoute] = [Route("/", page), Route("/api/state", state), Route("/api/events", events),
               Route("/api/calibrate/lab", lab)]
     routes += [Route(path, guarded(handler), methods=["POST"]) for path, handler in actions.items()]
     routes.append(Route("/api/scan/preview", guarded(preview, push=False), methods=["POST"]))
@@ -310,12 +311,12 @@ class _SecurityHeaders:
     def __init__(self, app: Starlette) -> None:
         self.app = app
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def with_headers(message: dict[str, Any]) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = list(message.get("headers", [])) + self._HEADERS
             await send(message)

@@ -241,10 +241,10 @@ class ScanSession:
             for face in FACE_LETTERS:
                 f_index = FACE_LETTERS.index(face)
                 # no turn was settled on: the pictures are as taken, net order = picture order
-                doubtful = tuple(i - f_index * per_face for i in (err.stickers or ())
-                                 if i // per_face == f_index)
-                if doubtful or face in (err.faces or ()):
-                    self.overlays[face] = self._overlay(self.views[face], doubtful)
+                named = tuple(i - f_index * per_face for i in (err.stickers or ())
+                              if i // per_face == f_index)
+                if named or face in (err.faces or ()):
+                    self.overlays[face] = self._overlay(self.views[face], named)
             return
         self.views = dict(scan.views)  # with the turns the classifier found
         self.facelets = result.facelets
@@ -257,7 +257,7 @@ class ScanSession:
 
     # -- the net ----------------------------------------------------------------------------
 
-    def set_net(self, facelets: str) -> None:
+    def set_net(self, facelets: object) -> None:
         """Take ``facelets`` (edited on the page) as the cube, valid or not.
 
         Raises:
