@@ -193,7 +193,7 @@ def _framed(value: np.ndarray, centres: np.ndarray, sizes: np.ndarray,
     def at(points: np.ndarray) -> np.ndarray:
         x = np.clip(np.rint(points[:, 0]).astype(int), 0, width - 1)
         y = np.clip(np.rint(points[:, 1]).astype(int), 0, height - 1)
-        return value[y, x]
+        return np.asarray(value[y, x])
 
     centre = at(centres)
     dark_sides = np.zeros(len(centres), dtype=int)
@@ -229,16 +229,16 @@ class _Lattice:
     @property
     def members(self) -> np.ndarray:
         """Return the candidate indices in the chosen window."""
-        return self.inliers[self.inside(*self.corner)]
+        return np.asarray(self.inliers[self.inside(*self.corner)])
 
     @property
     def coords(self) -> np.ndarray:
         """Return the members' lattice coordinates, the window's first point at (0, 0)."""
-        return self.points[self.inside(*self.corner)] - np.array(self.corner)
+        return np.asarray(self.points[self.inside(*self.corner)] - np.array(self.corner))
 
     def to_image(self, points: np.ndarray) -> np.ndarray:
         """Return the pixel positions of lattice coordinates (k, 2)."""
-        return self.origin + np.asarray(points, dtype=np.float64) @ self.basis.T
+        return np.asarray(self.origin + np.asarray(points, dtype=np.float64) @ self.basis.T)
 
 
 def _score_lattice(cands: _Candidates, seed: int, basis: np.ndarray, n: int,
@@ -373,7 +373,7 @@ def _orient(coords: np.ndarray, image_pts: np.ndarray, n: int) -> np.ndarray:
     col_axis = (tr - tl) / (n - 1)
     row_axis = (bl - tl) / (n - 1)
     rel = coords - tl
-    return np.rint(np.column_stack([rel @ col_axis, rel @ row_axis])).astype(int)
+    return np.asarray(np.rint(np.column_stack([rel @ col_axis, rel @ row_axis])).astype(int))
 
 
 def _fit(face_pts: np.ndarray, image_pts: np.ndarray) -> np.ndarray | None:

@@ -291,7 +291,7 @@ def _provisional_labels(scan: ViewScan, scheme: Any) -> np.ndarray:
     """Return a face index per sticker: the seen ones by their colour (the scheme's colours
     after a grey-world balance, each colour given as many stickers as a cube has), hidden
     centres by the mounting, hidden corner and edge stickers by their piece's other stickers."""
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
 
     from cubebot.calibration import load_scheme
     from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear

@@ -130,8 +130,11 @@ def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int
     """
     rgb = scan.rgb
     letters = np.array(list(facelets))
-    return {letter: tuple(int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
-            for letter in set(facelets)}
+    swatches: dict[str, tuple[int, int, int]] = {}
+    for letter in set(facelets):
+        blue, green, red = (int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
+        swatches[letter] = (blue, green, red)
+    return swatches
 
 
 def face_overlays(scan: "FaceScan", *, facelets: Optional[str] = None,

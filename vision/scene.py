@@ -106,14 +106,14 @@ class Pose:
     @classmethod
     def rig(cls, corner: str, **changes: float) -> "Pose":
         """Return a rig's fixed camera at a corner: it never moves between shots."""
-        return cls(corner, **changes)  # type: ignore[arg-type]
+        return cls(corner, **changes)
 
     @classmethod
     def hand(cls, corner: str, **changes: float) -> "Pose":
         """Return a hand-held phone at a corner: a different angle and place every shot."""
         values = {"fov": 62.0, "fill": 0.55, "wobble": 14.0, "roll": 20.0, "shift": 0.12}
         values.update(changes)
-        return cls(corner, **values)  # type: ignore[arg-type]
+        return cls(corner, **values)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -97,8 +97,9 @@ class Conditions:
         Raises:
             ValueError: another name (the message lists the names).
         """
-        makers = {"ideal": cls.ideal, "default": cls, "moderate": cls.moderate,
-                  "harsh": cls.harsh, "rig": cls.fixed_rig}
+        makers: dict[str, Callable[[], Conditions]] = {
+            "ideal": cls.ideal, "default": cls, "moderate": cls.moderate, "harsh": cls.harsh,
+            "rig": cls.fixed_rig}
         if name not in makers:
             raise OptionError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
         return makers[name]()
@@ -123,9 +124,9 @@ def kelvin_to_rgb(temperature: float) -> np.ndarray:
         g = (99.4708025861 * np.log(t) - 161.1195681661 if t <= 66
              else 288.1221695283 * (t - 60) ** -0.0755148492)
         b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5177312231 * np.log(t - 10) - 305.0447927307)
-        return np.clip(np.array([r, g, b]), 1.0, 255.0)
+        return np.asarray(np.clip(np.array([r, g, b]), 1.0, 255.0))
 
-    return raw(temperature) / raw(6500.0)
+    return np.asarray(raw(temperature) / raw(6500.0))
 
 
 def face_texture(letters: str, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -157,7 +158,7 @@ def _rotation(yaw: float, pitch: float, roll: float) -> np.ndarray:
     ry = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
     rx = np.array([[1, 0, 0], [0, np.cos(b), -np.sin(b)], [0, np.sin(b), np.cos(b)]])
     rz = np.array([[np.cos(c), -np.sin(c), 0], [np.sin(c), np.cos(c), 0], [0, 0, 1]])
-    return rz @ ry @ rx
+    return np.asarray(rz @ ry @ rx)
 
 
 def cluttered_background(width: int, height: int, clutter: int, rng: np.random.Generator) -> np.ndarray:
@@ -180,7 +181,7 @@ def cluttered_background(width: int, height: int, clutter: int, rng: np.random.G
         else:
             end = (x + int(rng.integers(-scale, scale)), y + int(rng.integers(-scale, scale)))
             cv2.line(img, (x, y), end, colour, max(1, size // 8))
-    return np.clip(img, 0, 1)
+    return np.asarray(np.clip(img, 0, 1))
 
 
 class SyntheticCamera(CameraBase):
@@ -254,7 +255,7 @@ class SyntheticCamera(CameraBase):
 
         def project(points: np.ndarray) -> np.ndarray:
             world = points @ rotation.T + centre
-            return focal * world[:, :2] / world[:, 2:3] + (width / 2, height / 2)
+            return np.asarray(focal * world[:, :2] / world[:, 2:3] + (width / 2, height / 2))
 
         h = n / 2
         # sides of the cube in face units: corners listed so the texture's top row comes first
@@ -289,7 +290,7 @@ class SyntheticCamera(CameraBase):
         if cond.noise > 0:
             image = image + rng.normal(0, cond.noise / 255, image.shape).astype(np.float32)
         out = np.clip(image * 255 + 0.5, 0, 255).astype(np.uint8)
-        return cv2.cvtColor(out, cv2.COLOR_RGB2BGR)
+        return np.asarray(cv2.cvtColor(out, cv2.COLOR_RGB2BGR))
 
     def _light_face(self, tex: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Return the face texture under uneven light and with a glare spot."""
