@@ -81,7 +81,7 @@ class Dashboard:
     token: Optional[str] = None
     profile_path: Optional[Path] = None
     demo: bool = False
-    _listeners: set[asyncio.Queue] = field(default_factory=set)
+    _listeners: set[asyncio.Queue[str]] = field(default_factory=set)
     _loop: Optional[asyncio.AbstractEventLoop] = None
     rig: RigDriver = field(init=False)
 
@@ -99,6 +99,23 @@ class Dashboard:
         # a run changes only the rig: its events leave out the scan and its pictures
         self.push({"rig": snapshot})
 
+    def serve_events(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Push from now on through ``loop``, the server's event loop (its start-up calls this)."""
+        self._loop = loop
+
+    def listen(self) -> asyncio.Queue[str]:
+        """Return a new event stream's queue, holding the whole state first (call from the
+        server's loop); :meth:`forget` it when the stream closes."""
+        queue: asyncio.Queue[str] = asyncio.Queue(maxsize=4)
+        self._loop = asyncio.get_running_loop()
+        self._listeners.add(queue)
+        queue.put_nowait(json.dumps(self.state()))
+        return queue
+
+    def forget(self, queue: asyncio.Queue[str]) -> None:
+        """Stop pushing to a closed event stream's queue."""
+        self._listeners.discard(queue)
+
     def push(self, part: Optional[dict[str, Any]] = None) -> None:
         """Send the state (or ``part`` of it) to every open event stream (from any thread)."""
         loop = self._loop
@@ -109,7 +126,7 @@ class Dashboard:
             loop.call_soon_threadsafe(_offer, queue, body)
 
 
-def _offer(queue: asyncio.Queue, body: str) -> None:
+def _offer(queue: asyncio.Queue[str], body: str) -> None:
     if queue.full():  # a slow page only needs the newest state
         queue.get_nowait()
     queue.put_nowait(body)
@@ -179,10 +196,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         return JSONResponse(dashboard.state())
 
     async def events(request: Request) -> Response:
-        queue: asyncio.Queue = asyncio.Queue(maxsize=4)
-        dashboard._loop = asyncio.get_running_loop()
-        dashboard._listeners.add(queue)
-        queue.put_nowait(json.dumps(dashboard.state()))
+        queue = dashboard.listen()
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -194,7 +208,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
                         continue
                     yield f"event: state\ndata: {body}\n\n"
             finally:
-                dashboard._listeners.discard(queue)
+                dashboard.forget(queue)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
@@ -287,7 +301,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        dashboard._loop = asyncio.get_running_loop()
+        dashboard.serve_events(asyncio.get_running_loop())
         yield
         dashboard.rig.close()
 
