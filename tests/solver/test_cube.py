@@ -92,7 +92,8 @@ def test_two_by_two_scan_is_mapped_by_the_dbl_corner() -> None:
     # the same 2x2 seen after a whole-cube rotation is the same position
     cube = Cube.solved(2).apply("R U F'")
     rotated_letters = cube.apply("y").facelets  # normalised again
-    assert Cube(rotated_letters).size == 2
+    assert Cube(rotated_letters) != cube  # other letters, as the DBL corner moved ...
+    assert Cube(rotated_letters).apply("y'") == cube  # ... but the cube turned back is this one
     colours = cube.facelets.translate(str.maketrans("URFDLB", "YOBWRG"))
     assert Cube(colours) == cube
 
