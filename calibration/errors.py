@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from cubebot.solver.geometry import sticker_name
 
@@ -50,7 +50,7 @@ class DoubtfulStickersError(CalibrationError):
     and each sticker's confidence in it; None when no cube was read).
     """
 
-    def __init__(self, stickers: Sequence[int], size: int, reason: str, *,
+    def __init__(self, stickers: Iterable[int], size: int, reason: str, *,
                  read_as: Optional[Mapping[int, str]] = None,
                  could_be: Optional[Mapping[int, str]] = None,
                  reading: Optional[str] = None, confidence: Any = None,
