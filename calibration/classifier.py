@@ -30,23 +30,22 @@ from sklearn.cluster import KMeans  # type: ignore[import-untyped]
 from sklearn.exceptions import ConvergenceWarning  # type: ignore[import-untyped]
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
-from cubebot.calibration.errors import (
-    BrokenCubeError,
-    CalibrationError,
-    DoubtfulStickersError,
-    NotFittedError,
-    OptionError,
-    SampleError,
-    SchemeError,
-    sticker_name,
+from cubebot.calibration.acceptance import (
+    ACCEPT_CONFIDENCE,
+    LooseReading,
+    Reading,
+    Verdict,
+    judge,
+    sticker_confidence,
+    weigh,
 )
+from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
+from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.cube import Cube
-from cubebot.solver.errors import FaceletError, FlippedEdgeError, ParityError, TwistedCornerError
-from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
+from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ColourClassifier", "Classification", "classify", "sticker_confidence",
@@ -59,18 +58,7 @@ _SCALE_RANGE = (3.0, 20.0)  # allowed sticker scatter in weighted-Lab units
 _PRIOR_WEIGHT = 3.0  # a profile's reference counts as this many stickers
 _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
-_FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
-_SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
 _SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
-#: cost gap every sticker needs at a calm scatter, per cube size (see sticker_confidence)
-_ACCEPT_GAP = {3: 10.0, 2: 14.0}
-_BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
-_CALM_SCALE = _SCALE_RANGE[0]  # the scatter of a clean scan; more asks for more gap, in proportion
-
-_NAMED_MAX = 8  # doubtful stickers named at most (the weakest first)
-
-#: the one rule: a cube is accepted only when every sticker's confidence reaches this
-ACCEPT_CONFIDENCE = 0.99
 
 
 @dataclass(frozen=True)
@@ -79,12 +67,12 @@ class Classification:
 
     ``facelets`` is always a real cube in face letters URFDLB (a 2x2 normalised by its DBL
     corner); ``confidence`` (one per sticker, 0..1) is the calibrated probability that the
-    sticker reads right (:func:`sticker_confidence`), at least :data:`ACCEPT_CONFIDENCE` for
-    every sticker of an accepted cube; ``margin`` is the cost gap to the cheapest different
-    valid reading (0 = a tie). ``overruled`` lists the stickers (facelet indices) whose own
-    clear reading the cube's rules overruled -- a glare spot, a misread sample, or a picture
-    taken turned; a scanner choosing between readings (turned pictures, re-shots) should prefer
-    the one with fewest.
+    sticker reads right (:func:`~cubebot.calibration.acceptance.sticker_confidence`), at least
+    :data:`ACCEPT_CONFIDENCE` for every sticker of an accepted cube; ``margin`` is the cost
+    gap to the cheapest different valid reading (0 = a tie). ``overruled`` lists the stickers
+    (facelet indices) whose own clear reading the cube's rules overruled -- a glare spot, a
+    misread sample, or a picture taken turned; a scanner choosing between readings (turned
+    pictures, re-shots) should prefer the one with fewest.
     """
 
     facelets: str
@@ -100,16 +88,6 @@ class Classification:
 
 
 @dataclass(frozen=True)
-class _Loose:
-    """The cheapest reading by whole real pieces with the turning rules (twist, flip, parity)
-    left free: what the stickers say if the cube may be broken."""
-
-    faces: np.ndarray  # face index per sticker, in the layout below
-    class_of_face: np.ndarray  # the colour class on each face (a 3x3's: face order)
-    total: float  # its cost (a 2x2 layout the scheme does not allow pays its penalty)
-
-
-@dataclass(frozen=True)
 class _Pass:
     """One pass of the fit: the space the stickers were read in, and the best real cube there."""
 
@@ -118,12 +96,13 @@ class _Pass:
     cost: np.ndarray  # (n, 6) robust cost (Student-t, trust-weighted)
     gains: np.ndarray  # (6, 3) per-face RGB gains
     scale: float  # the scatter, weighted-Lab units
+    spread: float  # how loose the groups are in the model's own units
     labels: np.ndarray  # class per sticker of the best real cube
     class_of_face: np.ndarray  # class shown on each face
     total: float  # its cost
     margin: float  # gap to the cheapest other real cube
     sticker_margin: np.ndarray  # that gap per sticker
-    loose: _Loose  # the cheapest reading with the turning rules left free
+    loose: LooseReading  # the cheapest reading with the turning rules left free
 
 
 @lru_cache(maxsize=None)
@@ -239,7 +218,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
             cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
             reading = self._read(cost)
-            last = _Pass(features, distance, cost, gains, scale, *reading)
+            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -248,7 +227,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             features = self._features(balanced / gains[faces_of])
             refs, scale = self._references(features, labels, prior, scale, trust)
         self.n_iter_ = iteration
-        self._finish(last)
+        self._finish(last, scheme, profile is not None)
         return self
 
     def predict(self, X: object) -> np.ndarray:
@@ -355,14 +334,14 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return np.asarray(refs)
 
     def _read(self, cost: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray, _Loose]:
+              ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray, LooseReading]:
         """Return the best real cube: class per sticker, class per face, cost and margins;
         and the cheapest reading by whole pieces with the turning rules left free."""
         if self.size == 3:
             result = label_pieces(cost, 3)
             faces, loose_total = loose_labelling(cost, 3)
             return (result.labels, np.arange(6), result.cost, result.margin,
-                    result.sticker_margin, _Loose(faces, np.arange(6), loose_total))
+                    result.sticker_margin, LooseReading(faces, np.arange(6), loose_total))
         layouts, allowed = _layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
         # per layout, the loose reading (pieces in their cheapest twist, twist sum ignored)
@@ -370,7 +349,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         loose = []
         for layout in layouts:
             faces, total = loose_labelling(cost[:, layout], 2)
-            loose.append(_Loose(faces, layout, total))
+            loose.append(LooseReading(faces, layout, total))
         bounds = np.array([option.total for option in loose]) + penalty
         best = None
         for index in np.argsort(bounds):
@@ -387,7 +366,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         cheapest = int(bounds.argmin())
         return (best[0], best[1], best[2], min(best[3].margin, layout_gap),
                 np.minimum(best[3].sticker_margin, layout_gap),
-                _Loose(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])))
+                LooseReading(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])))
 
     def _references(self, features: np.ndarray, labels: np.ndarray, prior: Optional[np.ndarray],
                     scale: float, trust: np.ndarray) -> tuple[np.ndarray, float]:
@@ -432,151 +411,52 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             gains[face] = max(exposure, 1e-3) * balance
         return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
 
-    def _check_doubt(self, features: np.ndarray, labels: np.ndarray, assigned: np.ndarray,
-                     nearest: np.ndarray, scale: float) -> None:
-        """Raise DoubtfulStickersError when the scan is not a cube's colours at all.
-
-        Two signs: the samples do not gather into six tight groups (a scatter no real scan
-        shows: random colours, sample points off the stickers); or the valid reading overrules
-        many stickers' own clear readings (a face scanned twice or turned). A few overruled
-        stickers (a glare spot, one misread sample) are repaired and reported through
-        ``overruled`` when the cube's rules leave only one reading for them. Two colours that
-        look alike (white and yellow washed out, red and orange under a warm lamp) are not a
-        sign by themselves: the cube's rules decide them jointly, and the confidence rule
-        refuses only when more than one real cube stays plausible.
-        """
-        forced = 0.5 * (assigned - nearest)
-        if scale > _SCATTER_LIMIT:
-            worst = np.argsort(-assigned)[: len(assigned) // 6]
-            raise DoubtfulStickersError(
-                worst, self.size,
-                f"the colours do not form six groups (scatter {scale:.1f} Lab units; a scan is "
-                f"usually under {_SCATTER_LIMIT:.0f})"
-            )
-        limit = self.max_overruled if self.max_overruled is not None else len(assigned) // 8
-        overruled = np.nonzero(forced > _FORCED_LIMIT)[0]
-        if len(overruled) > limit:
-            raise DoubtfulStickersError(
-                overruled, self.size,
-                f"{len(overruled)} stickers look clearly like a colour that no real cube allows "
-                f"there (at most {limit} can be repaired)"
-            )
-
-    def _check_broken(self, loose: _Loose, labels: np.ndarray, total: float,
-                      scale: float) -> np.ndarray:
-        """Return per sticker the gap to "this cube is broken"; raise when it clearly is.
-
-        The cheapest labelling by whole real pieces with the turning rules left free (twist,
-        flip, parity: :func:`loose_labelling`) is compared with the best real cube. When the
-        real cube costs more by at least the gap the confidence rule asks of a reading, the
-        stickers were read right and the cube itself is broken: a corner twisted in place, an
-        edge flipped, two pieces swapped (a cube reassembled, a corner popped). The error
-        gives the cube's own verdict and names the pieces the two readings disagree on. Short
-        of that, a broken cube is one more rival reading (at a prior cost: one scan in a
-        hundred shows a broken cube) and the stickers it reads otherwise get its gap.
+    def _finish(self, last: "_Pass", scheme: ColourScheme, profile_used: bool) -> None:
+        """Weigh and judge the last pass's reading (:mod:`cubebot.calibration.acceptance`) and
+        store the results.
 
         Raises:
-            BrokenCubeError: as above.
-        """
-        gap = np.full(len(labels), np.inf)
-        loose_total = loose.total
-        differs = loose.class_of_face[loose.faces] != labels
-        if not differs.any():
-            return gap
-        if total - loose_total < _required_gap(scale, self.size):
-            gap[differs] = loose_total + _BROKEN_PRIOR - total
-            return gap
-        letters = "".join(FACE_LETTERS[f] for f in loose.faces)
-        try:
-            Cube(letters, size=self.size)
-        except (TwistedCornerError, FlippedEdgeError, ParityError) as err:
-            per_face = self.size * self.size
-            pieces = [p for p in (*corner_facelets(self.size),
-                                  *(edge_facelets() if self.size == 3 else ()))
-                      if differs[list(p)].any()]
-            names = ", ".join("-".join(FACE_LETTERS[i // per_face] for i in p) for p in pieces)
-            raise BrokenCubeError([i for p in pieces for i in p], self.size,
-                                  f"{err} (the pieces at {names} read otherwise in a real cube)"
-                                  ) from err
-        except FaceletError:
-            pass
-        gap[differs] = loose_total + _BROKEN_PRIOR - total
-        return gap
-
-    def _check_repair(self, nearest: np.ndarray, face_of_class: np.ndarray,
-                      overruled: np.ndarray) -> None:
-        """Refuse a reading that overrules clear stickers whose own reading is a real cube.
-
-        Then the cube's rules did not force the repair: it changed one real cube into another,
-        and which one the camera saw cannot be told.
-
-        Raises:
-            DoubtfulStickersError: as above.
-        """
-        own = "".join(FACE_LETTERS[face_of_class[c]] for c in nearest)
-        try:
-            Cube(own, size=self.size)
-        except FaceletError:
-            return  # the stickers alone are not a cube: the rules' repair stands
-        raise DoubtfulStickersError(
-            overruled, self.size,
-            "the stickers read on their own make a real cube, but the best reading overrules them")
-
-    def _finish(self, last: "_Pass") -> None:
-        """Check the last pass's reading, apply the confidence rule, and store the results.
-
-        Raises:
-            DoubtfulStickersError: a sign of a bad scan (see :meth:`_check_doubt`), or a sticker
-                under :data:`ACCEPT_CONFIDENCE` (the error names each with what it was read as
-                and what else it could be).
+            DoubtfulStickersError: a sign of a bad scan, or a sticker under
+                :data:`ACCEPT_CONFIDENCE` (the error names each with the two colours it could
+                be and the one thing to do).
             BrokenCubeError: the stickers' own colours show a cube no turning reaches.
         """
-        features, distance, cost, labels = last.features, last.distance, last.cost, last.labels
-        class_of_face, total, margin, scale = last.class_of_face, last.total, last.margin, last.scale
-        n = len(labels)
-        face_of_class = np.empty(6, dtype=np.intp)
-        face_of_class[class_of_face] = np.arange(6)
-        assigned = distance[np.arange(n), labels]
-        sticker_margin = np.minimum(
-            last.sticker_margin, self._check_broken(last.loose, labels, total, scale))
-        self._check_doubt(features, labels, assigned, distance.min(axis=1), scale)
-        overruled = np.nonzero(0.5 * (assigned - distance.min(axis=1)) > _FORCED_LIMIT)[0]
-        if len(overruled):
-            self._check_repair(distance.argmin(axis=1), face_of_class, overruled)
-        letters = "".join(FACE_LETTERS[face_of_class[c]] for c in labels)
-        facelets = Cube(letters, size=self.size).facelets
-        # a 2x2 is re-lettered by its DBL corner: the same stickers, other letters
-        letter_of_class = {int(c): facelets[i] for i, c in enumerate(labels)}
-        confidence = sticker_confidence(sticker_margin, scale, self.size)
-        doubtful = np.nonzero(confidence < ACCEPT_CONFIDENCE)[0]
-        if len(doubtful):
-            # name the weakest group (the stickers a rival cube reads otherwise), not every one
-            weakest = float(sticker_margin[doubtful].min())
-            near = weakest + 0.25 * _required_gap(scale, self.size)
-            doubtful = doubtful[sticker_margin[doubtful] <= near]
-            doubtful = doubtful[np.argsort(sticker_margin[doubtful], kind="stable")][:_NAMED_MAX]
-            others = np.where(np.arange(6)[None, :] == labels[:, None], np.inf, cost)
-            could_be = {int(i): letter_of_class.get(int(others[i].argmin()), "?")
-                        for i in doubtful}
-            raise DoubtfulStickersError(
-                doubtful, self.size,
-                "more than one real cube fits their colours (the runner-up is "
-                f"{margin:.1f} cost units behind; at this scan's scatter a reading needs "
-                f"{_required_gap(scale, self.size):.0f})",
-                read_as={int(i): facelets[i] for i in doubtful}, could_be=could_be,
-                reading=facelets, confidence=confidence)
-        final = np.array([FACE_LETTERS.index(c) for c in facelets])
-        self.cluster_centers_ = np.array([features[final == f].mean(axis=0) for f in range(6)])
+        verdict = weigh(self._reading(last))
+        self.verdict_ = verdict
+        judge(verdict, self.size, colours=self._colour_names(last, verdict, scheme),
+              with_profile=profile_used)
+        final = verdict.labels
+        self.cluster_centers_ = np.array(
+            [last.features[final == f].mean(axis=0) for f in range(6)])
         self.labels_ = final
-        self.facelets_ = facelets
-        self.confidence_ = confidence
-        self.margin_ = float(margin)
-        self.overruled_ = tuple(int(i) for i in overruled)
-        self.cost_ = float(total)
+        self.facelets_ = verdict.facelets
+        self.confidence_ = verdict.confidence
+        self.margin_ = verdict.margin
+        self.overruled_ = verdict.overruled
+        self.cost_ = float(last.total)
         self.face_gains_ = last.gains
-        self.scale_ = scale
+        self.scale_ = last.scale
         log.info("classified %dx%d in %d iteration(s): cost %.2f, margin %.2f",
-                 self.size, self.size, self.n_iter_, total, margin)
+                 self.size, self.size, self.n_iter_, last.total, last.margin)
+
+    def _reading(self, last: "_Pass") -> Reading:
+        """Return the last pass as the acceptance rule's :class:`Reading`."""
+        return Reading(size=self.size, distance=last.distance, cost=last.cost,
+                       labels=last.labels, class_of_face=last.class_of_face, total=last.total,
+                       margin=last.margin, sticker_margin=last.sticker_margin,
+                       loose=last.loose, scale=last.scale, spread=last.spread,
+                       max_overruled=self.max_overruled)
+
+    def _colour_names(self, last: "_Pass", verdict: Verdict,
+                      scheme: ColourScheme) -> dict[str, str]:
+        """Return face letter -> the scheme's name of the colour its stickers show."""
+        final = verdict.labels
+        means = np.array([last.features[final == f].mean(axis=0) for f in range(6)])
+        reference = self._features(srgb_to_linear(scheme.rgb_array))
+        holdings = orientations()
+        fit = ((means[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
+        best = holdings[int(fit.argmin())]
+        return {FACE_LETTERS[f]: scheme.colours[int(best[f])] for f in range(6)}
 
 
 def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
@@ -593,44 +473,6 @@ def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
         return np.ones(count)
     excess = np.maximum(spread - np.median(spread), 0.0)
     return np.asarray(1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2))
-
-
-def _required_gap(scale: float, size: int = 3) -> float:
-    """Return the cost gap a sticker of a ``size`` cube needs for :data:`ACCEPT_CONFIDENCE`
-    at this scatter.
-
-    Raises:
-        OptionError: ``size`` is not 2 or 3.
-    """
-    if size not in _ACCEPT_GAP:
-        raise OptionError(f"size={size!r}: confidence is calibrated for 2x2 and 3x3 cubes only")
-    return _ACCEPT_GAP[size] * max(1.0, scale / _CALM_SCALE)
-
-
-def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3) -> np.ndarray:
-    """Return each sticker's calibrated confidence (0.5..1) from its cost gap and the scatter.
-
-    ``gap[i]`` is how much more the cheapest *other real cube* that reads sticker ``i``
-    differently costs (its own colour and the cube's rules together: a glare spot the pieces
-    pin down has a large gap, one of two stickers that could swap has none). The cost is about
-    twice a negative log-likelihood, so ``sigmoid(gap / 2T)`` is the probability the reading
-    is right; the temperature ``T`` is calibrated, not assumed, on the synthetic light sweep
-    (:mod:`cubebot.calibration.stress`: moderate, warm, red~orange, hard, washed-out, low light,
-    hostile and a twisted corner, seeds 0-1999 each, per size): the smallest that accepted no
-    wrong cube. :data:`ACCEPT_CONFIDENCE` takes a gap of 10 cost units for a 3x3 and 14 for a
-    2x2 (24 stickers carry the face gains and the references, and the 2x2's rules pin fewer of
-    them) at a clean scan's scatter (3 weighted-Lab units), and a gap in proportion to the
-    scatter for a noisier scan (the scatter is the light's doing, and the model's errors grow
-    with it: a slower growth, as the 0.75th power, let one hostile-light 3x3 through). Seeds
-    2000-2999 of every condition, never seen by the calibration, accept no wrong cube either.
-    A tie reads 0.5; ``tests/benchmarks/bench_colour.py`` prints the reliability table.
-
-    Raises:
-        OptionError: ``size`` is not 2 or 3.
-    """
-    required = _required_gap(scale, size)
-    exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
-    return np.asarray(1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent))
 
 
 def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,

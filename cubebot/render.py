@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from cubebot.solver import net
+from cubebot.solver.geometry import size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image",
@@ -54,7 +55,7 @@ def net_image(facelets: str, sticker_px: int = 40, *,
 
     from cubebot.vision.overlay import LABEL_BGR
 
-    n = 2 if len(facelets) == 24 else 3
+    n = size_of_facelets(len(facelets))
     if measured_rgb is not None and np.shape(measured_rgb) != (6 * n * n, 3):
         raise ValueError(f"measured_rgb needs {6 * n * n} RGB colours, one per sticker, "
                          f"got shape {np.shape(measured_rgb)}")

@@ -259,7 +259,8 @@ def _view(entry: object, where: str) -> CameraView:
         width, height = (int(v) for v in entry["resolution"])
         faces = entry["faces"]
         if not isinstance(faces, Mapping):
-            raise TypeError("faces must map face letters to four corners")
+            raise RigModelError("\"faces\" maps face letters to four corners each, "
+                                "e.g. {\"U\": [[x, y], [x, y], [x, y], [x, y]]}")
         quads = tuple(FaceQuad(str(face), tuple((float(p[0]), float(p[1]))  # type: ignore[arg-type]
                                                 for p in corners))
                       for face, corners in faces.items())

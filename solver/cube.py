@@ -9,7 +9,7 @@ from typing import Optional, Union
 import numpy as np
 
 from cubebot.solver.cubie import CubieCube
-from cubebot.solver.geometry import move_permutation
+from cubebot.solver.geometry import move_permutation, size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS, MoveSequence, as_moves
 from cubebot.solver.validation import normalise, parse_facelets
 
@@ -72,7 +72,7 @@ class Cube:
     @property
     def size(self) -> int:
         """Return 2 or 3."""
-        return 2 if len(self._facelets) == 24 else 3
+        return size_of_facelets(len(self._facelets))
 
     @cached_property
     def cubies(self) -> CubieCube:
@@ -130,7 +130,7 @@ class Cube:
 
 def net(facelets: str) -> str:
     """Return the facelet string drawn as an unfolded net (U on top, L F R B, D below)."""
-    n = 2 if len(facelets) == 24 else 3
+    n = size_of_facelets(len(facelets))
     faces = {f: facelets[i * n * n:(i + 1) * n * n] for i, f in enumerate(FACE_LETTERS)}
 
     def row(face: str, r: int) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 __all__ = [
     "CubeError",
+    "CacheDirError",
     "OptionError",
     "UnknownOptionError",
     "InvalidMoveError",
@@ -84,6 +85,11 @@ class FlippedEdgeError(ImpossibleCubeError):
 
 class ParityError(ImpossibleCubeError):
     """Corner and edge permutations have different parity: two pieces were swapped."""
+
+
+class CacheDirError(CubeError, OSError):
+    """The folder for the solver's tables cannot be made or written (the message says which
+    and how to choose another)."""
 
 
 class SolveError(CubeError):

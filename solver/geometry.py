@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from cubebot.solver.errors import UnsupportedSizeError
+from cubebot.solver.errors import NotAFaceletStringError, UnsupportedSizeError
 from cubebot.solver.notation import FACE_LETTERS, Face, Move
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "N_CORNERS",
     "N_EDGES",
     "facelet_count",
+    "size_of_facelets",
     "move_permutation",
     "corner_facelets",
     "edge_facelets",
@@ -92,6 +93,20 @@ _EDGE_STICKERS_3 = (
 def facelet_count(size: int) -> int:
     """Return the number of stickers of a cube of the given size (24 or 54)."""
     return 6 * size * size
+
+
+def size_of_facelets(count: int) -> int:
+    """Return the size of the cube whose facelet string has ``count`` stickers (2 or 3).
+
+    Raises:
+        NotAFaceletStringError: ``count`` is neither 24 (2x2) nor 54 (3x3).
+    """
+    for size in (2, 3):
+        if facelet_count(size) == count:
+            return size
+    raise NotAFaceletStringError(
+        f"a facelet string has 54 letters (3x3) or 24 (2x2), got {count}; "
+        "give every sticker of the faces U R F D L B, row by row")
 
 
 #: The cube sizes cubebot handles: a 2x2 and a 3x3.

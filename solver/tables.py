@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from cubebot.solver.files import write_atomic, write_text_atomic
-from cubebot.solver.errors import OptionError
+from cubebot.solver.errors import CacheDirError, OptionError
 
 __all__ = ["cache_dir", "load_or_build", "table_path", "CACHE_ENV"]
 
@@ -33,6 +33,10 @@ def cache_dir() -> Path:
     """Return the directory for cached tables (created if needed).
 
     ``$CUBEBOT_CACHE_DIR`` wins; otherwise the platform's user cache directory.
+
+    Raises:
+        CacheDirError: the folder cannot be made (the message names it and how to choose
+            another).
     """
     override = os.environ.get(CACHE_ENV)
     if override:
@@ -43,7 +47,14 @@ def cache_dir() -> Path:
         path = Path.home() / "Library" / "Caches" / "cubebot"
     else:
         path = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cubebot"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        chosen = f"${CACHE_ENV}" if override else "the user cache folder"
+        raise CacheDirError(
+            f"cannot use {path} ({chosen}) for the solver's tables: {err.strerror or err}; "
+            f"set {CACHE_ENV} to a folder you may write, e.g. {CACHE_ENV}=~/.cache/cubebot"
+        ) from err
     return path
 
 

@@ -24,6 +24,7 @@ from cubebot.solver.geometry import (
     Corner,
     Edge,
     centre_facelets,
+    size_of_facelets,
     check_size,
     corner_facelets,
     edge_facelets,
@@ -238,5 +239,5 @@ def parse_facelets(text: str, size: Optional[int] = None) -> tuple[str, CubieCub
         ImpossibleCubeError: (a subclass) a real cube cannot look like this.
     """
     faces, symbols = normalise(text, size)
-    cubies = read_cubies(faces, 2 if len(faces) == 24 else 3, symbols)
+    cubies = read_cubies(faces, size_of_facelets(len(faces)), symbols)
     return faces, cubies

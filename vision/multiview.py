@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
-from cubebot.solver.geometry import check_size, corner_facelets, edge_facelets, sticker_name
+from cubebot.solver.geometry import (
+    check_size,
+    corner_facelets,
+    edge_facelets,
+    size_of_facelets,
+    sticker_name,
+)
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.errors import DoubtfulScanError, OptionError, ViewError
 from cubebot.vision.grid import Grid, grid_from_corners
@@ -183,7 +189,7 @@ class CubeReading:
 
     def to_json(self) -> dict[str, Any]:
         """Return the reading as a JSON-ready dict."""
-        size = 2 if len(self.facelets) == 24 else 3
+        size = size_of_facelets(len(self.facelets))
         return {"facelets": self.facelets,
                 "confidence": [round(float(c), 4) for c in self.confidence],
                 "margin": round(float(self.margin), 4),

@@ -130,8 +130,11 @@ def letter_swatches(scan: "FaceScan", facelets: str) -> dict[str, tuple[int, int
     """
     rgb = scan.rgb
     letters = np.array(list(facelets))
-    means = {letter: rgb[letters == letter].mean(axis=0) for letter in set(facelets)}
-    return {letter: (int(m[2]), int(m[1]), int(m[0])) for letter, m in means.items()}
+    swatches: dict[str, tuple[int, int, int]] = {}
+    for letter in set(facelets):
+        blue, green, red = (int(v) for v in rgb[letters == letter].mean(axis=0)[::-1])
+        swatches[letter] = (blue, green, red)
+    return swatches
 
 
 def face_overlays(scan: "FaceScan", *, facelets: Optional[str] = None,

@@ -206,10 +206,10 @@ def scan_any_size(camera: Camera, read: Callable[[FaceScan], _Read]) -> tuple[_R
                         "--size 2 or --size 3")
     # a grid found on every face decides the size, even when its colours are in doubt
     closer = min(errors, key=lambda s: (s not in gridded, len(errors[s].faces) or 6, s == 2))
-    closest = errors[closer]
+    nearest = errors[closer]
     raise ScanError(f"as a {closer}x{closer} cube (the size the pictures come closest to; "
-                    f"give --size if it is the other): {closest}", faces=closest.faces,
-                    stickers=closest.stickers) from closest
+                    f"give --size if it is the other): {nearest}", faces=nearest.faces,
+                    stickers=nearest.stickers) from nearest
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,9 @@ class Conditions:
         Raises:
             ValueError: another name (the message lists the names).
         """
-        makers: dict[str, Callable[[], Conditions]] = {"ideal": cls.ideal, "default": cls, "moderate": cls.moderate,
-                  "harsh": cls.harsh, "rig": cls.fixed_rig}
+        makers: dict[str, Callable[[], Conditions]] = {
+            "ideal": cls.ideal, "default": cls, "moderate": cls.moderate, "harsh": cls.harsh,
+            "rig": cls.fixed_rig}
         if name not in makers:
             raise OptionError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
         return makers[name]()

@@ -62,6 +62,9 @@ def read_scan_file(path: str) -> tuple[list[object], int, Optional[list[object]]
                 f"{path} has {len(data)} colours; a scan has 54 (3x3) or 24 (2x2), one per sticker"
             )
         size = sizes[len(data)]
+    if isinstance(size, bool) or size not in (2, 3):
+        raise SampleError(f"{path}: \"size\" is {json.dumps(size)}; give 2 or 3 (a number), "
+                          "or leave it out and the number of colours says it")
     return data, int(size), spread
 
 

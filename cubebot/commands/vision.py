@@ -13,7 +13,7 @@ import numpy as np
 
 from cubebot.commands import UsageError, size_or_auto, summary
 from cubebot.solver import Cube
-from cubebot.solver.geometry import AUTO
+from cubebot.solver.geometry import AUTO, size_of_facelets
 from cubebot.vision import (
     Conditions,
     DeviceCamera,
@@ -63,9 +63,10 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         overlays.append(str(write_net_png(facelets, Path(args.save_overlays) / "net.png",
                                           measured_rgb=scan.rgb)))
     if args.json:
-        data: dict[str, object] = {"facelets": facelets, "size": 2 if len(facelets) == 24 else 3,
-                "confidence": [round(float(c), 4) for c in confidence],
-                "margin": round(float(margin), 4)}
+        data: dict[str, object] = {"facelets": facelets,
+                                   "size": size_of_facelets(len(facelets)),
+                                   "confidence": [round(float(c), 4) for c in confidence],
+                                   "margin": round(float(margin), 4)}
         if scan is not None:
             data["turned"] = {f: v.turns for f, v in scan.views.items() if v.turns}
         if overlays:
@@ -81,7 +82,7 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
             print("pictures read as turned: "
                   + ", ".join(f"{f} {90 * k} degrees" for f, k in turned.items()))
     weakest = np.argsort(np.asarray(confidence))[:3]
-    size = 2 if len(facelets) == 24 else 3
+    size = size_of_facelets(len(facelets))
     print(f"margin {margin:.2f}; least confident: "
           + ", ".join(f"{sticker_name(int(i), size)} {confidence[i]:.2f}" for i in weakest))
     for path in overlays:

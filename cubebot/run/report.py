@@ -13,7 +13,7 @@ import numpy as np
 from cubebot.calibration import Classification
 from cubebot.robot import StreamReport
 from cubebot.solver import Cube, Solution, format_moves
-from cubebot.solver.geometry import sticker_name
+from cubebot.solver.geometry import size_of_facelets, sticker_name
 from cubebot.solver.notation import Move
 from cubebot.vision import FaceScan
 
@@ -65,7 +65,7 @@ class ScanRecord:
         """Return ``{"facelets", "source", "presented_by", "frames", "cameras", "looks",
         "extra_looks", "turns", "hidden", "lowest_confidence", "margin", "overruled"}``."""
         confidence = self.classification.confidence
-        size = 2 if len(self.facelets) == 24 else 3
+        size = size_of_facelets(len(self.facelets))
         return {"facelets": self.facelets, "source": self.source.value,
                 "presented_by": self.source.presented_by, "frames": self.frames,
                 "cameras": self.cameras, "looks": 1 + len(self.turns),

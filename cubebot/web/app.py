@@ -100,6 +100,23 @@ class Dashboard:
         # a run changes only the rig: its events leave out the scan and its pictures
         self.push({"rig": snapshot})
 
+    def serve_events(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Push from now on through ``loop``, the server's event loop (its start-up calls this)."""
+        self._loop = loop
+
+    def listen(self) -> asyncio.Queue[str]:
+        """Return a new event stream's queue, holding the whole state first (call from the
+        server's loop); :meth:`forget` it when the stream closes."""
+        queue: asyncio.Queue[str] = asyncio.Queue(maxsize=4)
+        self._loop = asyncio.get_running_loop()
+        self._listeners.add(queue)
+        queue.put_nowait(json.dumps(self.state()))
+        return queue
+
+    def forget(self, queue: asyncio.Queue[str]) -> None:
+        """Stop pushing to a closed event stream's queue."""
+        self._listeners.discard(queue)
+
     def push(self, part: Optional[dict[str, Any]] = None) -> None:
         """Send the state (or ``part`` of it) to every open event stream (from any thread)."""
         loop = self._loop
@@ -180,10 +197,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         return JSONResponse(dashboard.state())
 
     async def events(request: Request) -> Response:
-        queue: asyncio.Queue[str] = asyncio.Queue(maxsize=4)
-        dashboard._loop = asyncio.get_running_loop()
-        dashboard._listeners.add(queue)
-        queue.put_nowait(json.dumps(dashboard.state()))
+        queue = dashboard.listen()
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -195,7 +209,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
                         continue
                     yield f"event: state\ndata: {body}\n\n"
             finally:
-                dashboard._listeners.discard(queue)
+                dashboard.forget(queue)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
@@ -288,7 +302,7 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        dashboard._loop = asyncio.get_running_loop()
+        dashboard.serve_events(asyncio.get_running_loop())
         yield
         dashboard.rig.close()
 

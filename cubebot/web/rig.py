@@ -1,18 +1,24 @@
 """The dashboard's rig: connect by URL, run a solution, stop, emergency-stop, resume.
 
-The one module that calls :class:`cubebot.robot.Rig` for the page. A run sends the plan one
-slot (one frame: a turn, or two opposite faces together) at a time and waits for the rig to
-finish it, so that **Stop** takes effect after the turn in progress and the progress bar
-follows the rig's own completion count (its ``D`` counter, read back after every slot).
-**Emergency stop** sends the rig's stop byte at once, from the request's thread; the run's
-thread then sees the rig's ``ESTOP`` fault. **Resume** clears a latched stop and continues
-from the rig's completion count: a turn abandoned by the emergency stop is sent again.
+The one module that calls :class:`cubebot.robot.Rig` for the page, and it drives the rig as
+``cubebot stream`` and ``cubebot run`` do: a run is one job, :meth:`Rig.stream` in a
+background thread, whose progress callback (:class:`~cubebot.robot.StreamProgress`: the
+rig's own counts and state) moves the progress bar and the 3D cube. **Stop** is
+:meth:`Rig.stop` (after the turn in progress; the stream ends with ``RigStoppedError``);
+**Emergency stop** writes the rig's stop byte at once, from the request's thread. **Resume**
+asks the rig for its job (:meth:`Rig.job`): a stopped job of these moves is finished with
+:meth:`Rig.resume`, as ``cubebot stream --resume`` does; after an emergency stop (which ends
+the job) the stop is cleared and the moves the rig did not make are sent as a new job (the
+turn it cut short is made again).
 
 After a lost connection (state "fault"), connecting again to the same rig on the same boot
-keeps the run: the state becomes "stopped" and resume continues from the rig's count; a rig
-that rebooted (or another rig) drops it, since its cube is no longer known.
+keeps the run, and resume continues it; a rig that rebooted (or another rig) drops it, since
+its cube is no longer known.
 
-Every change of state is handed to ``publish`` (the app pushes it to the page as an event).
+The page's state word is the rig's own (:class:`~cubebot.robot.RigState`: ``idle``,
+``moving``, ``stopped``, ``estop``, ``stall``, ``endstop``) or one of the dashboard's words for
+what no rig reports: :data:`PAGE_STATES`. Every change is handed to ``publish`` (the app pushes
+it to the page as an event).
 """
 
 from __future__ import annotations
@@ -21,16 +27,27 @@ import logging
 import threading
 from typing import Any, Callable, Optional
 
-from cubebot.robot import EmergencyStopError, ProtocolError, Rig, RigModel, RobotError
+from cubebot.robot import (
+    JobStatus,
+    ProtocolError,
+    Rig,
+    RigFault,
+    RigModel,
+    RigState,
+    RigStoppedError,
+    RobotError,
+    StreamProgress,
+)
 from cubebot.solver import Cube, parse_moves
 
-__all__ = ["RigDriver", "RigBusyError", "STATES"]
+__all__ = ["RigDriver", "RigBusyError", "PAGE_STATES"]
 
 log = logging.getLogger(__name__)
 
-#: What the page can be told the rig is doing.
-STATES = ("disconnected", "idle", "moving", "stopping", "stopped", "estopped", "solved",
-          "finished", "fault")
+#: The dashboard's own state words, beside the rig's (RigState values): no rig connected, a
+#: stop on its way, a run that ended with the rig reporting a solved cube or another one (or
+#: none), and a run that ended with the connection lost or the rig silent.
+PAGE_STATES = ("disconnected", "stopping", "solved", "finished", "fault")
 
 
 class RigBusyError(ValueError):
@@ -51,16 +68,14 @@ class RigDriver:
         self._lock = threading.RLock()
         self._rig: Optional[Rig] = None
         self._thread: Optional[threading.Thread] = None
-        self._stop = threading.Event()
         self.state = "disconnected"
         self.message = ""
         self.url = ""
         self.handshake: dict[str, Any] = {}
-        self._slots: list[tuple[str, ...]] = []
-        self._moves_per_slot: list[int] = []
+        self._moves: list[str] = []  # the run's moves
         self._states: list[str] = []  # the cube before the run's first move, then after each
-        self._start_done = 0  # the rig's D counter when the run began
-        self.slots_done = 0
+        self.moves_done = 0  # of the run, as the rig counts them
+        self._done_before = 0  # moves made by earlier jobs of this run (before a re-send)
         self.rig_facelets: Optional[str] = None
         self._boot_id = ""  # of the rig the run began on
         # every published snapshot gets the next version, so a page that receives two out of
@@ -78,14 +93,11 @@ class RigDriver:
 
     def snapshot(self) -> dict[str, Any]:
         """Return the rig's state as a JSON-ready dict (what the page's events carry)."""
-        total = sum(self._moves_per_slot)
-        done = sum(self._moves_per_slot[:self.slots_done])
-        moves = [move for slot in self._slots for move in slot]
+        total, done = len(self._moves), self.moves_done
         return {"version": self._version, "state": self.state, "message": self.message,
                 "url": self.url,
                 "handshake": self.handshake, "model": self.model.name,
-                "moves": moves, "moves_done": done, "moves_total": total,
-                "slots_done": self.slots_done, "slots_total": len(self._slots),
+                "moves": list(self._moves), "moves_done": done, "moves_total": total,
                 "percent": round(100 * done / total) if total else 0,
                 "cube": self.cube(done),
                 "rig_facelets": self.rig_facelets}
@@ -105,9 +117,12 @@ class RigDriver:
         log.info("rig %s %s", state, message)
         self._publish(snapshot)
 
-    def _progressed(self) -> None:
-        """Publish the run's progress as a new version of the snapshot."""
+    def _progressed(self, progress: StreamProgress) -> None:
+        """Take the rig's counts from a stream's progress and publish them."""
         with self._version_lock:
+            self.moves_done = min(self._done_before + progress.moves_done, len(self._moves))
+            if self.state != "stopping":
+                self.state = progress.state.value
             self._version += 1
             snapshot = self.snapshot()
         self._publish(snapshot)
@@ -131,6 +146,7 @@ class RigDriver:
             rig = Rig(url)
             try:
                 info = rig.open()
+                status = rig.job()
             except Exception:
                 rig.close()
                 self._set("disconnected", "")
@@ -142,21 +158,19 @@ class RigDriver:
             self.handshake = {k: getattr(info, k) for k in (
                 "firmware", "boot_id", "faces", "queue_depth", "size", "protocol",
                 "parallel_opposite")}
-            unfinished = bool(self._slots) and self.slots_done < len(self._slots)
+            unfinished = bool(self._moves) and self.moves_done < len(self._moves)
             if same_boot and unfinished:
                 # the same rig, not rebooted since the run began (a pulled cable, a server
-                # on another port): its counter says how far the run got, so it can go on
-                self._count(rig)
-                done = sum(self._moves_per_slot[:self.slots_done])
-                self._set("estopped" if info.state == "ESTOP" else "stopped",
-                          f"reconnected to the same rig: {done} of "
-                          f"{sum(self._moves_per_slot)} moves made; resume continues")
+                # on another port): its job says how far the run got, so it can go on
+                self._count(status)
+                self._set(status.state.value if status.state.latched else "stopped",
+                          f"reconnected to the same rig: {self.moves_done} of "
+                          f"{len(self._moves)} moves made; resume continues")
                 return self.handshake
             if unfinished:
                 log.warning("the rig at %s is another rig or rebooted: the run is dropped", url)
-            self._slots, self._moves_per_slot, self.slots_done = [], [], 0
-            self._states = []
-            self._set("estopped" if info.state == "ESTOP" else "idle",
+            self._moves, self._states, self.moves_done, self._done_before = [], [], 0, 0
+            self._set(RigState.ESTOP.value if status.state is RigState.ESTOP else "idle",
                       f"connected: firmware {info.firmware}, faces {info.faces}"
                       + ("; it rebooted or is another rig, so the unfinished run is dropped: "
                          "re-scan the cube" if unfinished else ""))
@@ -165,18 +179,17 @@ class RigDriver:
     def close(self, wait: float = 5.0) -> None:
         """Close the rig's port (the rig keeps its counters).
 
-        A run in progress is first asked to stop after the turn in progress (up to ``wait``
-        seconds), as Ctrl-C does for the command line; resume continues it on the same boot.
+        A run in progress is first stopped after the turn in progress (up to ``wait`` seconds),
+        as Ctrl-C does for the command line; resume continues it on the same boot.
         """
-        thread = self._thread
-        if thread is not None and thread.is_alive():
-            self._stop.set()
+        thread, rig = self._thread, self._rig
+        if thread is not None and thread.is_alive() and rig is not None:
+            try:
+                rig.stop(timeout=wait)
+            except RobotError as err:
+                log.warning("the run did not stop (%s): sending the emergency stop", err)
+                rig.estop()
             thread.join(wait)
-            if thread.is_alive():
-                log.warning("the run did not stop within %.0f s: sending the emergency stop",
-                            wait)
-                self.estop()
-                thread.join(wait)
         with self._lock:
             if self._rig is not None:
                 self._rig.close()
@@ -195,61 +208,77 @@ class RigDriver:
     # -- running ----------------------------------------------------------------------------
 
     def run(self, moves: list[str], states: Optional[list[str]] = None) -> None:
-        """Start sending ``moves`` to the rig in a background thread.
+        """Start turning ``moves`` on the rig, as one job, in a background thread.
 
         ``states`` is the cube before the first move and after each (the solver's): the
         snapshot's ``cube`` then follows the rig's moves.
 
         Raises:
             RigBusyError: no rig, or a run is in progress, or the rig is emergency-stopped.
-            ValueError: no moves, or a move the rig cannot make.
+            ValueError: no moves, or a move the rig cannot make (nothing is sent).
         """
         with self._lock:
             rig = self._connected()
             self._check_idle()
-            if self.state == "estopped":
+            if self.state == RigState.ESTOP.value:
                 raise RigBusyError("the rig is emergency-stopped: resume or clear it first")
             if not moves:
                 raise ValueError("nothing to run: solve the cube first")
-            planned = rig.plan(parse_moves(" ".join(moves)))
-            self._slots = [tuple(str(m) for m in slot.moves) for slot in planned]
-            self._moves_per_slot = [len(s) for s in self._slots]
+            parsed = parse_moves(" ".join(moves))
+            rig.plan(parsed)  # a move the rig cannot make is refused here, before anything
+            self._moves = [str(m) for m in parsed]
             self._states = list(states or [])
-            self.slots_done = 0
+            self.moves_done, self._done_before = 0, 0
             self.rig_facelets = None
-            self._start_done = int(rig.status().get("D", "0"))
-            self._launch()
+            self._launch(lambda: rig.stream(parsed, progress=self._progressed),
+                         "turning from the first move")
 
     def resume(self) -> None:
-        """Continue a stopped or emergency-stopped run from the rig's completion count.
+        """Go on with a stopped or emergency-stopped run from where the rig says it got.
 
         Raises:
             RigBusyError: nothing to resume, or a run is in progress.
-            RobotError: the rig cannot be cleared.
+            RobotError: the rig cannot be asked or cleared.
         """
         with self._lock:
             rig = self._connected()
             self._check_idle()
-            if self.state not in ("stopped", "estopped"):
+            if self.state not in (RigState.STOPPED.value, RigState.ESTOP.value,
+                                  RigState.STALL.value, RigState.ENDSTOP.value):
                 raise RigBusyError(f"nothing to resume: the rig is {self.state}")
-            if self.state == "estopped":
+            status = rig.job()
+            self._count(status)
+            if status.state.latched:
                 rig.clear()
-            if not self._slots or self.slots_done >= len(self._slots):
+            if not self._moves or self.moves_done >= len(self._moves):
                 self._set("idle", "cleared")
                 return
-            self._launch()
+            moves = parse_moves(" ".join(self._moves))
+            if status.state is RigState.STOPPED and status.total == len(self._moves):
+                # the rig holds this stopped job: finish it, as `cubebot stream --resume` does
+                self._done_before = 0
+                self._launch(lambda: rig.resume(moves, progress=self._progressed),
+                             f"resuming at move {self.moves_done + 1}")
+                return
+            # an emergency stop (or a fault) ended the job: the moves not made, as a new one
+            self._done_before = self.moves_done
+            rest = moves[self.moves_done:]
+            self._launch(lambda: rig.stream(rest, progress=self._progressed),
+                         f"sending the moves from {self.moves_done + 1} again")
 
     def stop(self) -> None:
-        """Ask the run to stop after the turn in progress.
+        """Stop the run after the turn in progress (returns once the rig has stopped).
 
         Raises:
             RigBusyError: the rig is not moving.
+            RobotError: the rig could not be stopped.
         """
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 raise RigBusyError(f"the rig is not moving (it is {self.state})")
-            self._stop.set()
+            rig = self._connected()
             self._set("stopping", "stopping after the turn in progress")
+        rig.stop()  # the run's stream ends with RigStoppedError and says so
 
     def estop(self) -> None:
         """Send the emergency stop now, whatever the rig is doing.
@@ -260,48 +289,53 @@ class RigDriver:
         rig = self._connected()  # no lock: this must not wait for the run's thread
         rig.estop()
         if self._thread is None or not self._thread.is_alive():
-            self._set("estopped", "emergency stop: resume clears it")
+            self._set(RigState.ESTOP.value, "emergency stop: resume clears it")
 
-    def _launch(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="dashboard-run", daemon=True)
-        self._set("moving", f"turning from move {sum(self._moves_per_slot[:self.slots_done]) + 1}")
+    def _launch(self, job: Callable[[], object], message: str) -> None:
+        self._set(RigState.MOVING.value, message)
+        self._thread = threading.Thread(target=self._run, args=(job,), name="dashboard-run",
+                                        daemon=True)
         self._thread.start()
 
-    def _run(self) -> None:
+    def _run(self, job: Callable[[], object]) -> None:
         rig = self._connected()
         try:
-            while self.slots_done < len(self._slots):
-                if self._stop.is_set():
-                    done = sum(self._moves_per_slot[:self.slots_done])
-                    self._set("stopped", f"stopped after {done} of "
-                                         f"{sum(self._moves_per_slot)} moves; resume continues")
-                    return
-                rig.stream(parse_moves(" ".join(self._slots[self.slots_done])))
-                self._count(rig)
-                self._progressed()
-            self._finish(rig)
-        except EmergencyStopError:
-            self._after_estop(rig)
+            job()
+        except RigStoppedError as err:
+            done = self._done_before + max(err.done, 0) if err.done >= 0 else self.moves_done
+            self.moves_done = min(done, len(self._moves))
+            self._set(RigState.STOPPED.value,
+                      f"stopped after {self.moves_done} of {len(self._moves)} moves; "
+                      "resume continues")
+        except RigFault as err:
+            self._after_fault(rig, err)
         except RobotError as err:
             log.warning("run failed: %s", err)
             self._set("fault", str(err))
+        else:
+            self._finish(rig)
 
-    def _count(self, rig: Rig) -> None:
-        """Set the slots done from the rig's own completion counter."""
-        done = int(rig.status().get("D", "0")) - self._start_done
-        self.slots_done = max(0, min(done, len(self._slots)))
+    def _count(self, status: JobStatus) -> None:
+        """Set the run's moves done from the rig's job (its own completion counter)."""
+        if status.total == len(self._moves) - self._done_before:
+            done = self._done_before + status.done
+        else:
+            done = status.done
+        self.moves_done = max(0, min(done, len(self._moves)))
 
-    def _after_estop(self, rig: Rig) -> None:
+    def _after_fault(self, rig: Rig, err: RigFault) -> None:
         try:
-            self._count(rig)
-        except RobotError as err:
-            log.warning("no status after the emergency stop: %s", err)
-        done = sum(self._moves_per_slot[:self.slots_done])
-        self._set("estopped", f"emergency stop after {done} of {sum(self._moves_per_slot)} "
-                              "moves; check the rig, then resume")
+            self._count(rig.job())
+        except RobotError as lost:
+            log.warning("no job status after %s: %s", err.code, lost)
+        made = f"after {self.moves_done} of {len(self._moves)} moves"
+        if err.code in (RigState.STALL.wire, RigState.ENDSTOP.wire):
+            self._set(RigState.from_wire(err.code).value, f"{err.text} {made}; {err.hint}")
+        else:  # an emergency stop: the byte, the rig's button, or a refusal that ended the job
+            self._set(RigState.ESTOP.value, f"emergency stop {made}; check the rig, then resume")
 
     def _finish(self, rig: Rig) -> None:
+        self.moves_done = len(self._moves)
         try:
             self.rig_facelets = rig.facelets()
         except ProtocolError:

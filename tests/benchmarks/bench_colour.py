@@ -3,7 +3,8 @@
 Run: ``python tests/benchmarks/bench_colour.py [--cubes 100] [--first-seed 0] [--data DIR]``.
 The sweep uses seeds ``first-seed .. first-seed + cubes - 1``: the calibration was set on
 seeds 0-1999, so ``--first-seed 2000`` repeats the held-out check. Real scans come
-from ``DIR/photos/*/rgb.json`` (default ``$CUBEBOT_DATA``, else ``../shared/data`` next to the
+from ``DIR/photos/*/rgb.json`` and from ``tests/calibration/data/resolver_scans.json`` (public
+robot scans with known answers) (default ``$CUBEBOT_DATA``, else ``../shared/data`` next to the
 repository). Any saved colour profile is ignored (a temporary config directory is used).
 Next to each result stands naive k-means (six clusters in Lab, named by the centres or the
 DBL corner, no cube rules) for comparison.
@@ -75,6 +76,48 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
         rows.append((f"real {size}x{size} scans", f"valid {valid}/{len(mine)}",
                      f"refused {len(refused)}", f"{naive}/{len(mine)} valid",
                      f"{statistics.mean(times) * 1e3:.1f} ms", f"{max(times) * 1e3:.1f} ms"))
+    return rows
+
+
+PUBLIC_SCANS = Path(__file__).resolve().parents[1] / "calibration" / "data" / "resolver_scans.json"
+
+
+def same_cube(a: str, b: str) -> bool:
+    """Return whether two facelet strings show the same stickers together (letters may differ:
+    a 2x2 is lettered by its DBL corner here, by other rules elsewhere)."""
+    return sorted(tuple(i for i, x in enumerate(a) if x == c) for c in set(a)) == sorted(
+        tuple(i for i, x in enumerate(b) if x == c) for c in set(b))
+
+
+def bench_public() -> list[tuple[str, ...]]:
+    """Return a row per size for the public labelled robot scans: right / refused / WRONG.
+
+    Nothing in the classifier was tuned on these scans: every row is held out.
+    """
+    from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, classify
+
+    scans = json.loads(PUBLIC_SCANS.read_text())["scans"]
+    rows = []
+    for size in (3, 2):
+        mine = [s for s in scans if s["size"] == size]
+        right = refused = wrong = best_right = 0
+        for scan in mine:
+            try:
+                facelets = classify(scan["rgb"], size).facelets
+            except BrokenCubeError:
+                refused += 1
+                continue
+            except DoubtfulStickersError as err:
+                refused += 1
+                best_right += err.reading is not None and same_cube(err.reading, scan["facelets"])
+                continue
+            if same_cube(facelets, scan["facelets"]):
+                right += 1
+            else:
+                wrong += 1
+                print(f"  WRONG {scan['name']}: read {facelets}")
+        rows.append((f"public labelled {size}x{size} (held out)", f"right {right}/{len(mine)}",
+                     f"refused {refused} ({best_right} best-right), WRONG {wrong}", "", "", ""))
     return rows
 
 
@@ -155,6 +198,7 @@ def main() -> None:
 
     rows = [("what", "result", "", "naive k-means", "time/cube", "worst / p95")]
     rows += bench_real(Path(args.data))
+    rows += bench_public()
     reliability: list[tuple[float, bool]] = []
     rows += bench_synthetic(args.cubes, args.first_seed, reliability)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

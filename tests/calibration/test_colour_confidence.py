@@ -78,7 +78,11 @@ def test_stickers_that_could_trade_places_are_refused_by_name(
     doubt = caught.value
     assert set(stickers) <= set(doubt.stickers)
     assert all({doubt.read_as[i], doubt.could_be[i]} == {"R", "L"} for i in stickers)
-    assert "R or L?" in str(doubt) or "L or R?" in str(doubt)
+    # the message names the two colours each could be, and the one thing to do
+    assert "red or orange?" in str(doubt) or "orange or red?" in str(doubt)
+    assert doubt.colours["R"] == "red" and doubt.colours["L"] == "orange"
+    assert "calibrate colours" in doubt.action and doubt.action in str(doubt)
+    assert doubt.reason in str(doubt)
 
 
 def test_one_ambiguous_sticker_is_decided_by_the_cube() -> None:

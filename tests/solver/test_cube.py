@@ -92,7 +92,8 @@ def test_two_by_two_scan_is_mapped_by_the_dbl_corner() -> None:
     # the same 2x2 seen after a whole-cube rotation is the same position
     cube = Cube.solved(2).apply("R U F'")
     rotated_letters = cube.apply("y").facelets  # normalised again
-    assert Cube(rotated_letters).size == 2
+    assert Cube(rotated_letters) != cube  # other letters, as the DBL corner moved ...
+    assert Cube(rotated_letters).apply("y'") == cube  # ... but the cube turned back is this one
     colours = cube.facelets.translate(str.maketrans("URFDLB", "YOBWRG"))
     assert Cube(colours) == cube
 
@@ -100,3 +101,11 @@ def test_two_by_two_scan_is_mapped_by_the_dbl_corner() -> None:
 def test_whitespace_in_facelet_strings_is_ignored() -> None:
     spaced = " ".join(SOLVED_3[i:i + 9] for i in range(0, 54, 9))
     assert Cube(spaced).is_solved
+
+
+def test_size_of_facelets_names_the_cube_or_refuses_other_counts() -> None:
+    from cubebot.solver.errors import NotAFaceletStringError
+    from cubebot.solver.geometry import size_of_facelets
+    assert size_of_facelets(24) == 2 and size_of_facelets(54) == 3
+    with pytest.raises(NotAFaceletStringError, match="got 25"):
+        size_of_facelets(25)

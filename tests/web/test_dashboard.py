@@ -239,7 +239,7 @@ def test_stop_and_emergency_stop_mid_run_then_resume_finish(demo_server: Server,
     _click(browser, "resume")
     _wait(browser, lambda d: _percent(d) > stopped_at, "the rig to move again")
     _click(browser, "estop")
-    state = _wait_state(browser, "estopped", "solved")
+    state = _wait_state(browser, "estop", "solved")
     if state == "solved":
         pytest.fail("the run finished before the emergency stop reached the rig")
     estopped_at = _percent(browser)

@@ -44,7 +44,7 @@ def test_a_run_cut_by_a_pulled_cable_resumes_after_reconnecting() -> None:
         driver.connect(sim.port)
         driver.run(moves)
         _wait_for(driver, "moving")
-        while driver.slots_done < 3:
+        while driver.moves_done < 3:
             time.sleep(0.01)
         sim.unplug()
         _wait_for(driver, "fault")
@@ -53,7 +53,7 @@ def test_a_run_cut_by_a_pulled_cable_resumes_after_reconnecting() -> None:
         driver.connect(sim.port)
         assert driver.state == "stopped", driver.message
         assert "resume continues" in driver.message
-        made = driver.slots_done
+        made = driver.moves_done
         assert 3 <= made < len(moves)
         driver.resume()
         _wait_for(driver, "solved")

@@ -208,10 +208,10 @@ class Dashboard {
     $("connect").disabled = moving;
     // a solution already made on the rig is not sent again (it would scramble the cube)
     $("run").disabled = !connected || moving || !this.state.scan.solution
-      || rig.state === "estopped" || rig.state === "solved";
+      || ["estop", "stall", "endstop", "solved"].includes(rig.state);
     $("stop").disabled = !moving;
     $("estop").disabled = !connected;
-    $("resume").disabled = !(rig.state === "stopped" || rig.state === "estopped");
+    $("resume").disabled = !["stopped", "estop", "stall", "endstop"].includes(rig.state);
   }
 
   makePlayer(size, order) {

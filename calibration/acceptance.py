@@ -1,0 +1,313 @@
+"""When a reading of the colours is good enough: the acceptance rule, apart from the estimator.
+
+The classifier (:mod:`cubebot.calibration.classifier`) finds the cheapest real cube for a scan
+and hands over a :class:`Reading`: the cost of every sticker in every colour class, the best real
+cube, its per-sticker gaps to rival real cubes, and the cheapest reading with the turning rules
+left free. This module decides what to make of it, in two steps:
+
+* :func:`weigh` checks the reading is a cube's colours at all (six groups, few stickers whose
+  clear colour the rules overruled, a repair that was forced) and whether the cube itself is
+  broken (twisted corner, flipped edge, two pieces swapped), and returns a :class:`Verdict`:
+  the facelets and each sticker's calibrated confidence;
+* :func:`judge` accepts the verdict only when every sticker reaches :data:`ACCEPT_CONFIDENCE`,
+  and otherwise raises a :class:`DoubtfulStickersError` that names the weakest stickers, the two
+  colours each could be, and the one thing to do.
+
+The benchmark and the calibration of the rule call :func:`weigh` without :func:`judge`, to see
+the gaps of readings the rule would refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import numpy as np
+
+from cubebot.calibration.errors import BrokenCubeError, DoubtfulStickersError, OptionError
+from cubebot.solver.cube import Cube
+from cubebot.solver.errors import FaceletError, FlippedEdgeError, ParityError, TwistedCornerError
+from cubebot.solver.geometry import corner_facelets, edge_facelets
+from cubebot.solver.notation import FACE_LETTERS
+
+__all__ = ["ACCEPT_CONFIDENCE", "LooseReading", "Reading", "Verdict", "weigh", "judge",
+           "required_gap", "sticker_confidence"]
+
+#: the one rule: a cube is accepted only when every sticker's confidence reaches this
+ACCEPT_CONFIDENCE = 0.99
+
+#: cost gap every sticker needs, per cube size (see :func:`sticker_confidence`)
+_ACCEPT_GAP = {3: 10.0, 2: 14.0}
+_CALM_SCALE = 3.0  # the scatter of a clean scan; more asks for more gap, in proportion
+_BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
+_FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
+_SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
+_NAMED_MAX = 8  # doubtful stickers named at most (the weakest first)
+
+#: the one thing to do when look-alike colours leave two cubes, with and without a profile
+PROFILE_ACTION = ("calibrate a colour profile under this light (`cubebot calibrate colours` "
+                  "with the solved cube), or tap each named sticker on the dashboard to set it")
+RESHOOT_ACTION = ("re-shoot face(s) {faces} in even light (no glare, no shadow across the "
+                  "face), or tap each named sticker on the dashboard to set it")
+
+
+@dataclass(frozen=True)
+class LooseReading:
+    """The cheapest reading by whole real pieces with the turning rules (twist, flip, parity)
+    left free: what the stickers say if the cube may be broken."""
+
+    faces: np.ndarray  # face index per sticker, in the layout below
+    class_of_face: np.ndarray  # the colour class on each face (a 3x3's: face order)
+    total: float  # its cost (a 2x2 layout the scheme does not allow pays its penalty)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the estimator found in one scan, before any acceptance rule.
+
+    ``distance`` and ``cost`` are (n, 6): each sticker's squared distance (in scatters) to
+    each colour class and its robust cost there; ``labels`` the class per sticker of the best
+    real cube, ``class_of_face`` the class shown on each face, ``total`` its cost, ``margin``
+    and ``sticker_margin`` the gap to the cheapest other real cube (overall and per sticker),
+    ``loose`` the cheapest reading with the turning rules free, ``scale`` the scatter
+    (weighted-Lab units) and ``spread`` how loose the colour groups are in the model's own
+    units (1 for a scan as tight as the model expects).
+    """
+
+    size: int
+    distance: np.ndarray
+    cost: np.ndarray
+    labels: np.ndarray
+    class_of_face: np.ndarray
+    total: float
+    margin: float
+    sticker_margin: np.ndarray
+    loose: LooseReading
+    scale: float
+    spread: float = 1.0
+    max_overruled: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A reading weighed: the real cube, and how sure each sticker of it is.
+
+    ``facelets`` is a real cube in face letters (a 2x2 re-lettered by its DBL corner);
+    ``labels`` the face index per sticker of it; ``gap`` the cost gap per sticker to the
+    cheapest rival (another real cube, or "the cube is broken"); ``confidence`` the calibrated
+    probability per sticker (:func:`sticker_confidence`); ``overruled`` the stickers whose own
+    clear reading the cube's rules overruled; ``could_be`` per sticker the face letter of its
+    next-cheapest class.
+    """
+
+    facelets: str
+    labels: np.ndarray
+    gap: np.ndarray
+    confidence: np.ndarray
+    overruled: tuple[int, ...]
+    margin: float
+    required: float
+    could_be: tuple[str, ...]
+
+    @property
+    def accepted(self) -> bool:
+        """Return whether every sticker reaches :data:`ACCEPT_CONFIDENCE`."""
+        return bool((self.confidence >= ACCEPT_CONFIDENCE).all())
+
+
+def required_gap(scale: float, size: int = 3, spread: float = 1.0) -> float:
+    """Return the cost gap a sticker of a ``size`` cube needs for :data:`ACCEPT_CONFIDENCE`.
+
+    Raises:
+        OptionError: ``size`` is not 2 or 3.
+    """
+    if size not in _ACCEPT_GAP:
+        raise OptionError(f"size={size!r}: confidence is calibrated for 2x2 and 3x3 cubes only")
+    return _ACCEPT_GAP[size] * max(1.0, scale / _CALM_SCALE)
+
+
+def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3,
+                       spread: float = 1.0) -> np.ndarray:
+    """Return each sticker's calibrated confidence (0.5..1) from its cost gap and the scatter.
+
+    ``gap[i]`` is how much more the cheapest *other real cube* that reads sticker ``i``
+    differently costs (its own colour and the cube's rules together: a glare spot the pieces
+    pin down has a large gap, one of two stickers that could swap has none). The cost is about
+    twice a negative log-likelihood, so ``sigmoid(gap / 2T)`` is the probability the reading
+    is right; the temperature ``T`` is calibrated, not assumed (see :func:`required_gap` and
+    ``tests/benchmarks/bench_colour.py``, which prints the reliability tables). A tie reads 0.5.
+
+    Raises:
+        OptionError: ``size`` is not 2 or 3.
+    """
+    required = required_gap(scale, size, spread)
+    exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
+    confidence: np.ndarray = 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
+    return confidence
+
+
+def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
+    """Raise DoubtfulStickersError when the scan is not a cube's colours at all.
+
+    Two signs: the samples do not gather into six tight groups (a scatter no real scan
+    shows: random colours, sample points off the stickers); or the valid reading overrules
+    many stickers' own clear readings (a face scanned twice or turned). A few overruled
+    stickers (a glare spot, one misread sample) are repaired and reported through
+    ``overruled`` when the cube's rules leave only one reading for them. Two colours that
+    look alike (white and yellow washed out, red and orange under a warm lamp) are not a
+    sign by themselves: the cube's rules decide them jointly, and the confidence rule
+    refuses only when more than one real cube stays plausible.
+    """
+    n = len(reading.labels)
+    if reading.scale > _SCATTER_LIMIT:
+        assigned = reading.distance[np.arange(n), reading.labels]
+        worst = np.argsort(-assigned)[: n // 6]
+        raise DoubtfulStickersError(
+            worst, reading.size,
+            f"the colours do not form six groups (scatter {reading.scale:.1f} Lab units; a scan "
+            f"is usually under {_SCATTER_LIMIT:.0f})",
+            action=_reshoot(worst, reading.size))
+    limit = reading.max_overruled if reading.max_overruled is not None else n // 8
+    if len(overruled) > limit:
+        raise DoubtfulStickersError(
+            overruled, reading.size,
+            f"{len(overruled)} stickers look clearly like a colour that no real cube allows "
+            f"there (at most {limit} can be repaired)",
+            action=_reshoot(overruled, reading.size))
+
+
+def _broken_gap(reading: Reading, required: float) -> np.ndarray:
+    """Return per sticker the gap to "this cube is broken"; raise when it clearly is.
+
+    The cheapest labelling by whole real pieces with the turning rules left free (twist,
+    flip, parity) is compared with the best real cube. When the real cube costs more by at
+    least the gap the confidence rule asks of a reading, the stickers were read right and the
+    cube itself is broken: a corner twisted in place, an edge flipped, two pieces swapped (a
+    cube reassembled, a corner popped). The error gives the cube's own verdict and names the
+    pieces the two readings disagree on. Short of that, a broken cube is one more rival
+    reading (at a prior cost: one scan in a hundred shows a broken cube) and the stickers it
+    reads otherwise get its gap.
+
+    Raises:
+        BrokenCubeError: as above.
+    """
+    loose, labels, size = reading.loose, reading.labels, reading.size
+    gap = np.full(len(labels), np.inf)
+    differs = loose.class_of_face[loose.faces] != labels
+    if not differs.any():
+        return gap
+    if reading.total - loose.total < required:
+        gap[differs] = loose.total + _BROKEN_PRIOR - reading.total
+        return gap
+    letters = "".join(FACE_LETTERS[f] for f in loose.faces)
+    try:
+        Cube(letters, size=size)
+    except (TwistedCornerError, FlippedEdgeError, ParityError) as err:
+        per_face = size * size
+        pieces = [p for p in (*corner_facelets(size), *(edge_facelets() if size == 3 else ()))
+                  if differs[list(p)].any()]
+        names = ", ".join("-".join(FACE_LETTERS[i // per_face] for i in p) for p in pieces)
+        raise BrokenCubeError([i for p in pieces for i in p], size,
+                              f"{err} (the pieces at {names} read otherwise in a real cube)"
+                              ) from err
+    except FaceletError:
+        pass
+    gap[differs] = loose.total + _BROKEN_PRIOR - reading.total
+    return gap
+
+
+def _check_repair(reading: Reading, face_of_class: np.ndarray, overruled: np.ndarray) -> None:
+    """Refuse a reading that overrules clear stickers whose own reading is a real cube.
+
+    Then the cube's rules did not force the repair: it changed one real cube into another,
+    and which one the camera saw cannot be told.
+
+    Raises:
+        DoubtfulStickersError: as above.
+    """
+    nearest = reading.distance.argmin(axis=1)
+    own = "".join(FACE_LETTERS[face_of_class[c]] for c in nearest)
+    try:
+        Cube(own, size=reading.size)
+    except FaceletError:
+        return  # the stickers alone are not a cube: the rules' repair stands
+    raise DoubtfulStickersError(
+        overruled, reading.size,
+        "the stickers read on their own make a real cube, but the best reading overrules them",
+        action=_reshoot(overruled, reading.size))
+
+
+def weigh(reading: Reading) -> Verdict:
+    """Return the reading's real cube with each sticker's gap and calibrated confidence.
+
+    Raises:
+        DoubtfulStickersError: the scan is not a cube's colours at all (six loose groups,
+            too many overruled stickers, or a repair that changed one real cube into another).
+        BrokenCubeError: the stickers' own colours show a cube no turning reaches.
+    """
+    n = len(reading.labels)
+    face_of_class = np.empty(6, dtype=np.intp)
+    face_of_class[reading.class_of_face] = np.arange(6)
+    assigned = reading.distance[np.arange(n), reading.labels]
+    nearest = reading.distance.min(axis=1)
+    overruled = np.nonzero(0.5 * (assigned - nearest) > _FORCED_LIMIT)[0]
+    required = required_gap(reading.scale, reading.size, reading.spread)
+    gap = np.minimum(reading.sticker_margin, _broken_gap(reading, required))
+    _check_doubt(reading, overruled)
+    if len(overruled):
+        _check_repair(reading, face_of_class, overruled)
+    letters = "".join(FACE_LETTERS[face_of_class[c]] for c in reading.labels)
+    facelets = Cube(letters, size=reading.size).facelets
+    # a 2x2 is re-lettered by its DBL corner: the same stickers, other letters
+    letter_of_class = {int(c): facelets[i] for i, c in enumerate(reading.labels)}
+    others = np.where(np.arange(6)[None, :] == reading.labels[:, None], np.inf, reading.cost)
+    could_be = tuple(letter_of_class.get(int(c), "?") for c in others.argmin(axis=1))
+    return Verdict(
+        facelets=facelets,
+        labels=np.array([FACE_LETTERS.index(c) for c in facelets]),
+        gap=gap,
+        confidence=sticker_confidence(gap, reading.scale, reading.size, reading.spread),
+        overruled=tuple(int(i) for i in overruled),
+        margin=float(reading.margin),
+        required=required,
+        could_be=could_be,
+    )
+
+
+def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] = None,
+          with_profile: bool = False) -> None:
+    """Return when every sticker of the verdict reaches :data:`ACCEPT_CONFIDENCE`.
+
+    ``colours`` (face letter -> colour name) lets the message name colours; ``with_profile``
+    says whether a colour profile was used, which picks the one action the message asks for:
+    without one, calibrating a profile (it tells look-alike colours apart under the user's
+    light); with one, re-shooting the faces of the named stickers.
+
+    Raises:
+        DoubtfulStickersError: naming the weakest stickers (the ones a rival cube reads
+            otherwise), what each was read as and what else it could be, and the action.
+    """
+    doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
+    if not len(doubtful):
+        return
+    # name the weakest group (the stickers a rival cube reads otherwise), not every one
+    weakest = float(verdict.gap[doubtful].min())
+    near = weakest + 0.25 * verdict.required
+    doubtful = doubtful[verdict.gap[doubtful] <= near]
+    doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
+    action = _reshoot(doubtful, size) if with_profile else PROFILE_ACTION
+    raise DoubtfulStickersError(
+        doubtful, size,
+        "more than one real cube fits their colours (the runner-up is "
+        f"{verdict.margin:.1f} cost units behind; a reading needs {verdict.required:.0f})",
+        read_as={int(i): verdict.facelets[i] for i in doubtful},
+        could_be={int(i): verdict.could_be[i] for i in doubtful},
+        reading=verdict.facelets, confidence=verdict.confidence, action=action,
+        colours=colours)
+
+
+def _reshoot(stickers: np.ndarray, size: int) -> str:
+    """Return the action asking to re-shoot the faces holding ``stickers``."""
+    per_face = size * size
+    faces = sorted({FACE_LETTERS[int(i) // per_face] for i in stickers}, key=FACE_LETTERS.index)
+    return RESHOOT_ACTION.format(faces=" ".join(faces))
