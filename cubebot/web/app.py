@@ -294,8 +294,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         "/api/rig/estop": estop, "/api/rig/resume": resume,
         "/api/calibrate/profile": save_profile,
     }
-    routes: list[BaseRoute] = [Route("/", page), Route("/api/state", state), Route("/api/events", events),
-              Route("/api/calibrate/lab", lab)]
+    routes: list[BaseRoute] = [Route("/", page), Route("/api/state", state),
+                               Route("/api/events", events), Route("/api/calibrate/lab", lab)]
     routes += [Route(path, guarded(handler), methods=["POST"]) for path, handler in actions.items()]
     routes.append(Route("/api/scan/preview", guarded(preview, push=False), methods=["POST"]))
     routes.append(Mount("/static", StaticFiles(directory=str(static)), name="static"))
