@@ -88,8 +88,10 @@ def _demo(args: argparse.Namespace) -> int:
     faults = Faults(drop=args.drop, corrupt=args.corrupt)
     listener = TerminalListener(quiet=args.json)
     if not args.json:
-        print(f"cubebot demo: a virtual {args.size}x{args.size} (seed {args.seed}), synthetic "
-              f"camera ({args.conditions} light), simulated rig {args.rig!r} on a pseudo-terminal")
+        cameras = "a person presenting faces to a synthetic camera" if args.presented else \
+            "synthetic cameras (the rig's own, where its model has them)"
+        print(f"cubebot demo: a virtual {args.size}x{args.size} (seed {args.seed}), {cameras} "
+              f"in {args.conditions} light, simulated rig {args.rig!r} on a pseudo-terminal")
     options = RunOptions(budget=args.budget, output=Path(args.output) if args.output else None)
     try:
         with interrupts_raise(), Demo(args.size, args.seed, rig=args.rig, faults=faults,
