@@ -8,7 +8,6 @@ Kociemba: ``a * b`` is ``a`` followed by ``b``.
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -227,8 +226,3 @@ def move_cubie(move: Move, size: int) -> CubieCube:
     return read_real_cubies(turned, size)
 
 
-def count_states(size: int) -> int:
-    """Return the number of reachable positions (2x2 with one corner fixed)."""
-    if size == 2:
-        return math.factorial(7) * 3**6
-    return math.factorial(8) * 3**7 * math.factorial(12) * 2**11 // 2

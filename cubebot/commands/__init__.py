@@ -11,10 +11,11 @@ imports none); a new command is added to its module and to this table.
 
 from __future__ import annotations
 
+import argparse
 from typing import NamedTuple
 
 __all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary", "size_or_auto",
-           "CommandError", "UsageError", "MissingExtraError"]
+           "add_size_option", "CommandError", "UsageError", "MissingExtraError"]
 
 
 class CommandError(Exception):
@@ -70,14 +71,18 @@ def summary(name: str) -> str:
     return found.summary
 
 
+def add_size_option(parser: argparse.ArgumentParser, default: int | None = 3,
+                    help: str = "cube size (default 3)") -> None:
+    """Add the ``--size`` option every command that takes a cube size shares: 2 or 3."""
+    parser.add_argument("--size", type=int, choices=[2, 3], default=default, help=help)
+
+
 def size_or_auto(text: str) -> "int | str":
     """Return a ``--size`` value: 2, 3 or ``"auto"`` (the pictures decide).
 
     Raises:
         argparse.ArgumentTypeError: anything else, with the choices.
     """
-    import argparse
-
     from cubebot.solver.geometry import AUTO
 
     if text == AUTO:

@@ -17,7 +17,7 @@ from cubebot.calibration import ColourProfile, classify, default_profile_path, l
 from cubebot.calibration.errors import SampleError, sticker_name
 from cubebot.calibration.profile import ProfileLike
 from cubebot.calibration.scheme import scheme_names
-from cubebot.commands import size_or_auto, summary
+from cubebot.commands import add_size_option, size_or_auto, summary
 from cubebot.solver import Cube
 
 if TYPE_CHECKING:  # the vision part is imported only by the commands that use a camera
@@ -186,7 +186,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="JSON file: {\"size\": 3, \"rgb\": [[r, g, b], ...]} or a list of "
                         "54/24 triples ('-' reads standard input)")
     p.add_argument("--order", choices=["rgb", "bgr"], default="rgb", help="channel order")
-    p.add_argument("--size", type=int, choices=[2, 3], help="check the scan is this size")
+    add_size_option(p, default=None, help="check the scan is this size")
     p.add_argument("--scheme", help=scheme_help)
     p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
     p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from cubebot.commands import UsageError, summary
+from cubebot.commands import UsageError, add_size_option, summary
 from cubebot.solver import Cube, format_moves, net, scramble, solve
 
 __all__ = ["register"]
@@ -163,7 +163,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
 
     p = commands.add_parser("apply", help=summary("apply"))
     p.add_argument("moves", help="moves in any accepted notation, e.g. \"R U R' U'\" or RUR'U'")
-    p.add_argument("--size", type=int, choices=[2, 3], default=None, help="cube size (default 3)")
+    add_size_option(p, default=None)
     p.add_argument("--from", dest="start", help="start from this facelet string, not solved")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_apply)
@@ -174,7 +174,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.set_defaults(func=_show)
 
     p = commands.add_parser("scramble", help=summary("scramble"))
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    add_size_option(p)
     p.add_argument("--seed", type=int, help="random seed, for a repeatable scramble")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_scramble)

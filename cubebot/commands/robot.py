@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from cubebot.commands import UsageError, summary
+from cubebot.commands import UsageError, add_size_option, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
     interrupts_raise,
@@ -289,7 +289,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
         description="Serve the simulated rig firmware on a new pseudo-terminal. The first line "
                     "printed is the device path; give it to --port of stream or rig-info.")
     p.add_argument("--rig", default="six-motor", help=f"rig model: {rigs}, or a JSON file")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    add_size_option(p)
     p.add_argument("--facelets", help="the cube the rig holds (default solved)")
     p.add_argument("--drop", type=_probability, default=0.0, help="chance a byte is lost")
     p.add_argument("--corrupt", type=_probability, default=0.0,

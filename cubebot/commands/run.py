@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from cubebot.calibration import Classification
-from cubebot.commands import UsageError, summary
+from cubebot.commands import UsageError, add_size_option, summary
 from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
 from cubebot.render import ansi_net
 from cubebot.robot import Faults
@@ -169,7 +169,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
         description="Scramble a virtual cube, photograph it with the synthetic camera, scan and "
                     "classify it, solve it for the rig, stream the moves over a real "
                     "pseudo-terminal to the simulated rig, and check that it ends solved.")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    add_size_option(p)
     p.add_argument("--seed", type=int, default=1, help="scramble and picture seed (default 1)")
     p.add_argument("--conditions", choices=CONDITION_NAMES, default="moderate",
                    help="light and pose of the synthetic camera (default moderate)")
@@ -197,8 +197,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
     p.add_argument("--port", required=True, help="serial port URL: /dev/ttyACM0, COM3, socket://..")
     p.add_argument("--rig", default=None, help="rig model (default: from the rig's handshake)")
-    p.add_argument("--size", type=int, choices=[2, 3], default=None,
-                   help="cube size (default: the cube the rig says it holds)")
+    add_size_option(p, default=None, help="cube size (default: the cube the rig says it holds)")
     p.add_argument("--profile", help="colour profile JSON (default: the saved one, if any)")
     p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
     p.add_argument("--sample-points", help="fixed sample points of the rig's camera (JSON)")

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from cubebot.commands import UsageError, size_or_auto, summary
+from cubebot.commands import UsageError, add_size_option, size_or_auto, summary
 from cubebot.solver import Cube
 from cubebot.solver.geometry import AUTO, size_of_facelets
 from cubebot.vision import (
@@ -356,7 +356,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--overlay", metavar="PNG",
                    help="with --faces: write the frame with the faces found drawn on it")
     p.add_argument("--backend", help="OpenCV capture backend for --camera")
-    p.add_argument("--size", type=int, choices=[2, 3], default=3, help="cube size (default 3)")
+    add_size_option(p)
     p.add_argument("--face", choices=list("URFDLB"),
                    help="these points are for one face only (default: every face)")
     p.add_argument("--output", metavar="PATH",

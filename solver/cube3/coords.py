@@ -27,7 +27,7 @@ __all__ = [
     "N_TWIST", "N_FLIP", "N_SLICE", "N_SLICE_SORTED", "N_CPERM", "N_UDPERM", "N_SLICEPERM",
     "N_MOVES", "PHASE2_MOVES", "MOVE_CP", "MOVE_CO", "MOVE_EP", "MOVE_EO", "MOVE_FACE",
     "as_arrays", "twist", "flip", "slice_sorted", "rank", "cperm", "udperm", "sliceperm",
-    "all_twists", "all_flips", "all_slice_sorted", "all_perms", "apply_move",
+    "all_twists", "all_flips", "all_slice_sorted", "all_perms",
 ]
 
 N_TWIST = 3**7  # 2187: seven free corner twists, the eighth follows
@@ -65,17 +65,6 @@ def as_arrays(cubies: CubieCube) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     assert cubies.ep is not None and cubies.eo is not None, "a 3x3 has edges"
     return (np.array([cubies.cp], dtype=np.int8), np.array([cubies.co], dtype=np.int8),
             np.array([cubies.ep], dtype=np.int8), np.array([cubies.eo], dtype=np.int8))
-
-
-def apply_move(cp: np.ndarray, co: np.ndarray, ep: np.ndarray, eo: np.ndarray,
-               moves: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return the batch after turning cube ``k`` by move index ``moves[k]``."""
-    mcp, mep = MOVE_CP[moves], MOVE_EP[moves]
-    new_cp = np.take_along_axis(cp, mcp, axis=1)
-    new_co = (np.take_along_axis(co, mcp, axis=1) + MOVE_CO[moves]) % 3
-    new_ep = np.take_along_axis(ep, mep, axis=1)
-    new_eo = (np.take_along_axis(eo, mep, axis=1) + MOVE_EO[moves]) % 2
-    return new_cp, new_co, new_ep, new_eo
 
 
 def twist(co: np.ndarray) -> np.ndarray:
