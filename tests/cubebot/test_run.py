@@ -117,7 +117,9 @@ def test_run_with_bad_images_names_what_to_reshoot(capsys: pytest.CaptureFixture
     assert status == 2
     assert err.startswith("cubebot: error:")
     assert "Traceback" not in err
-    assert any(face in err for face in "URFDLB")
+    # noise on every picture: all six faces are named to re-shoot, with what to change
+    assert "re-shoot face(s) U R F D L B" in err and "closer" in err
+    assert sim.executed == []  # nothing moved
 
 
 def test_run_on_a_missing_port_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
