@@ -281,12 +281,28 @@ class Rig:
         with self._talk:
             return self._connected().query(word, time.monotonic() + self._query_wait())
 
+    def _hello(self, link: Link, deadline: float) -> Frame:
+        """Return the rig's HELLO answer.
+
+        A rig sends its notice of an emergency stop once; one that arrives before the greeting
+        (a stop written just before this open, by this program or another, or left unread by
+        the last connection) is logged, not raised: the rig stays stopped and says so to every
+        move until it is cleared.
+        """
+        for _ in range(3):
+            try:
+                return link.query("HELLO", deadline)
+            except EmergencyStopError:
+                log.warning("the rig at %s is emergency-stopped (its notice came before the "
+                            "greeting)", self.url)
+        return link.query("HELLO", deadline)
+
     def _handshake(self) -> RigInfo:
         # A board that resets when the port opens is deaf while it boots, and a noisy line
         # damages many long replies: keep asking, backing off, until the handshake deadline.
         wait = max(self.boot_wait, self._query_wait(), HANDSHAKE_WAIT)
         link = self._connected()
-        hello = link.query("HELLO", time.monotonic() + wait)
+        hello = self._hello(link, time.monotonic() + wait)
         version = hello.fields.get("PROTO", "?")
         if version != str(PROTOCOL_VERSION):
             raise ProtocolError(f"the rig speaks protocol {version}, this host "

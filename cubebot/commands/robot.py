@@ -164,8 +164,7 @@ def _stop(args: argparse.Namespace) -> int:
                              f"{answer['error']}")
         print(_held_job_message(answer, request, args.port))
         return 0
-    with interrupts_raise(), _open_when_free(args.port, args.baud,
-                                             estop_sent=args.estop) as rig:
+    with interrupts_raise(), _open_when_free(args.port, args.baud) as rig:
         if args.clear:
             rig.clear()
             print(f"cleared: the rig is {rig.job().state}")
@@ -180,12 +179,9 @@ def _stop(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _open_when_free(port: str, baudrate: int, wait: float = 5.0, *,
-                    estop_sent: bool = False) -> Iterator[Rig]:
+def _open_when_free(port: str, baudrate: int, wait: float = 5.0) -> Iterator[Rig]:
     """Yield the rig at ``port`` opened (closing it after), waiting up to ``wait`` seconds for
-    a program that is letting go of it (a stream ending as it is stopped). ``estop_sent``: this
-    program has just written the emergency stop, so the rig's one notice of it may arrive
-    during the handshake; the handshake is then made again.
+    a program that is letting go of it (a stream ending as it is stopped).
 
     Raises:
         PortBusyError: it is still held after ``wait`` seconds.
@@ -193,7 +189,6 @@ def _open_when_free(port: str, baudrate: int, wait: float = 5.0, *,
     """
     deadline = time.monotonic() + wait
     rig = Rig(port, baudrate=baudrate)
-    notices = 0
     while True:
         try:
             rig.open()
@@ -202,10 +197,6 @@ def _open_when_free(port: str, baudrate: int, wait: float = 5.0, *,
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
-        except EmergencyStopError:
-            notices += 1
-            if not estop_sent or notices > 2:
-                raise
     try:
         yield rig
     finally:
