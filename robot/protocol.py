@@ -41,7 +41,7 @@ _CRC_DIGITS = 8
 #: The longest frame either side accepts; longer input is line noise.
 MAX_FRAME = 200
 FRAME_ALPHABET = frozenset(
-    b"$*\n =.,'-_:" + b"0123456789" + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    b"$*\n =.,'-_:+&" + b"0123456789" + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
 
