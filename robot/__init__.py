@@ -25,6 +25,7 @@ from cubebot.robot.errors import (
     QueueFullError,
     RefusedSlotError,
     RigBusyError,
+    RefusedActionError,
     RigConnectionError,
     RigFault,
     RigModelError,
@@ -59,5 +60,6 @@ __all__ = [
     "RigFault", "StallError", "EndStopError", "QueueFullError", "MissingMotorError",
     "EmergencyStopError", "RigStoppedError", "NoJobError", "RigModelError", "UnplannableMoveError",
     "PortBusyError", "RefusedSlotError", "SequenceConflictError", "RigBusyError",
+    "RefusedActionError",
     "InvalidActionError", "ImpossibleActionError",
 ]

@@ -180,10 +180,21 @@ class RigBusyError(RigFault):
     hint = "wait for it to finish, or stop it with `cubebot stop`"
 
 
+class RefusedActionError(RigFault):
+    """An action rig refused an action it cannot do then (``WHY=``: a joint out of its range,
+    a one-way joint turned backwards, a switch elsewhere, a cube that would drop, or not an
+    action of its kind), so nothing after it was done."""
+
+    code = "BADACT"
+    text = "the rig refused an action"
+    hint = "plan with the rig's own model (`cubebot solve FACELETS --rig KIND`)"
+
+
 _FAULTS: dict[str, type[RigFault]] = {
     cls.code: cls for cls in (StallError, EndStopError, QueueFullError, MissingMotorError,
                               EmergencyStopError, RigStoppedError, NoJobError,
-                              RefusedSlotError, SequenceConflictError, RigBusyError)
+                              RefusedSlotError, SequenceConflictError, RigBusyError,
+                              RefusedActionError)
 }
 
 
@@ -198,6 +209,9 @@ def fault_error(code: str, fields: dict[str, str], where: str) -> RobotError:
     if cls is None:
         return ProtocolError(f"the rig refused {where}: {code} {detail}")
     extra = f" on face {fields['FACE']}" if "FACE" in fields else ""
+    for key in ("JOINT", "SWITCH"):
+        if key in fields:
+            extra += f" ({key.lower()} {fields[key].lower()})"
     if "WHY" in fields:
         extra += f" ({_WHY.get(fields['WHY'], fields['WHY'].lower())})"
     hint = f"; {cls.hint}" if cls.hint else ""
@@ -207,7 +221,10 @@ def fault_error(code: str, fields: dict[str, str], where: str) -> RobotError:
 #: What a refusal's ``WHY=`` field means.
 _WHY = {"ADJACENT": "two faces that are not opposite", "SAME": "one face twice",
         "MANY": "more than two turns", "SERIAL": "opposite faces turn one at a time here",
-        "INPUT": "the stop button is still pressed"}
+        "INPUT": "the stop button is still pressed",
+        "UNKNOWN": "not an action of this kind", "RANGE": "a joint would leave its range",
+        "ONEWAY": "a one-way joint would turn backwards",
+        "NEEDS": "a switch is in the wrong position", "DROP": "it would drop the cube"}
 
 
 class OptionError(ValueError):
@@ -232,9 +249,14 @@ class ImpossibleActionError(ValueError):
     """An action the rig cannot do in its present state: a joint out of its range, a one-way
     joint turned backwards, a turn without the grip it needs, a regrip that would drop the cube.
 
-    ``index`` is the action's place in the sequence being run (0-based), or None.
+    ``index`` is the action's place in the sequence being run (0-based), or None; ``why`` the
+    wire's reason (``RANGE``, ``ONEWAY``, ``NEEDS``, ``DROP``: docs/protocol.md section 15.2)
+    and ``part`` the joint or switch it is about, where known.
     """
 
-    def __init__(self, message: str, index: "int | None" = None) -> None:
+    def __init__(self, message: str, index: "int | None" = None, *, why: str = "",
+                 part: str = "") -> None:
         super().__init__(message)
         self.index = index
+        self.why = why
+        self.part = part

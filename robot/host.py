@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from cubebot.robot.errors import (
     EmergencyStopError,
@@ -68,6 +68,13 @@ log = logging.getLogger(__name__)
 
 #: Seconds the handshake keeps asking (backing off) before the rig counts as silent.
 HANDSHAKE_WAIT = 10.0
+
+
+def action_job_id(actions: Sequence[str]) -> str:
+    """Return the id of a job of action strings: 8 hex digits of a hash of them, as
+    ``docs/rigs.md`` writes them (lower case, one space apart)."""
+    text = " ".join(str(a).lower() for a in actions)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:8].upper()
 
 
 def job_id(moves: MoveSequence) -> str:
@@ -212,9 +219,18 @@ class Rig:
             model = self._model_arg
         elif self._model_arg is not None:
             model = RigModel.load(self._model_arg)
+        elif info.is_action_rig:
+            model = RigModel.load(info.kind)
         else:
             builtin = RigModel.load("six-motor" if len(info.faces) == 6 else "five-motor")
             model = model_for_rig(builtin, info.limits)
+        if info.is_action_rig or model.is_action_rig:
+            if model.kind_value.value != (info.kind or "a motor rig"):
+                raise RigModelError(
+                    f"rig model {model.name!r} is a {model.kind_value.value} rig but the rig at "
+                    f"{self.url} reports {info.kind or 'motors on ' + info.faces}; choose a "
+                    "model of the rig's kind")
+            return model
         if model.faces != info.faces:
             raise RigModelError(
                 f"rig model {model.name!r} has motors on {model.faces} but the rig at {self.url} "
@@ -414,6 +430,7 @@ class Rig:
         (a function of two arguments gets ``(accepted moves, total)`` instead).
 
         Raises:
+            RigModelError: the rig turns the cube over (it takes :meth:`stream_actions`).
             UnplannableMoveError: a move the rig cannot make (checked before sending anything).
             RigConnectionError: the port stayed lost (``err.report`` tells how far it got;
                 :meth:`reconnect` and :meth:`continue_stream` continue).
@@ -423,6 +440,7 @@ class Rig:
                 ``cubebot stop`` from another terminal), with how far it got.
             RigTimeoutError: the rig stopped answering.
         """
+        self._check_kind(actions=False)
         the_plan = self.plan(moves)
         wanted = job_id(the_plan.moves)
         with self._talk:
@@ -432,6 +450,84 @@ class Rig:
             job.plan, job.job_id, job.d0 = the_plan, wanted, started.rig_done
             job.report.planned_seconds = the_plan.seconds
             return self._run(job, progress_function(progress), flow_control=True, wait=wait)
+
+    def stream_actions(self, actions: Sequence[str], progress: Progress = None,
+                       wait: bool = True, seconds: float = 0.0) -> StreamReport:
+        """Return the report after an action rig did ``actions`` (action strings, as
+        ``docs/rigs.md`` writes them) exactly once, as one job of ``ACT`` frames.
+
+        ``seconds`` is the plan's time by the model, for the report. Everything else is as
+        :meth:`stream`: a window of frames in flight, a lost port reopened, stop and resume.
+
+        Raises:
+            RigModelError: the rig turns faces with motors.
+            InvalidActionError: an action the rig's model does not know (nothing is sent).
+            ImpossibleActionError: the rig refused an action it cannot do then.
+            RobotError: as for :meth:`stream`.
+        """
+        texts = self._action_texts(actions)
+        wanted = action_job_id(texts)
+        with self._talk:
+            started = self._start_job(wanted, len(texts))
+            job = self._new_job([("ACT", (t.upper(),)) for t in texts], [1] * len(texts))
+            job.job_id, job.d0 = wanted, started.rig_done
+            job.report.planned_seconds = seconds
+            return self._run(job, progress_function(progress), flow_control=True, wait=wait)
+
+    def resume_actions(self, actions: Sequence[str], progress: Progress = None,
+                       wait: bool = True) -> StreamReport:
+        """Return the report after finishing the rig's stopped job of ``actions`` from where
+        it stopped (see :meth:`resume`).
+
+        Raises:
+            NoJobError: the rig holds no stopped job of these actions: nothing is sent.
+            RobotError: as for :meth:`stream_actions`.
+        """
+        texts = self._action_texts(actions)
+        wanted = action_job_id(texts)
+        with self._talk:
+            status = self.job()
+            if status.state is not RigState.STOPPED or status.job != wanted:
+                raise NoJobError(
+                    f"the rig holds {'job ' + status.job if status.job else 'no job'} in state "
+                    f"{status.state}, not a stopped job of these actions (job {wanted}); "
+                    "nothing was sent. Re-scan the cube and stream them without --resume")
+            resumed = self._command("RESUME", wanted)
+            frames = [("ACT", (t.upper(),)) for t in texts][status.done:]
+            job = self._new_job(frames, [1] * len(frames))
+            job.job_id, job.d0 = wanted, resumed.rig_done
+            job.first_slot, job.moves_before = status.done, status.done
+            log.info("resuming job %s at action %d of %d", wanted, status.done, status.total)
+            return self._run(job, progress_function(progress), flow_control=True, wait=wait)
+
+    def orientation(self) -> str:
+        """Return the cube's faces at an action rig's up and front positions (``"UF"`` at
+        home), as a simulated rig reports them.
+
+        Raises:
+            ProtocolError: the rig does not say (a motor rig, or firmware that does not know
+                its cube).
+            RigTimeoutError, RigConnectionError, RigResetError.
+        """
+        found = self._query("CUBE").fields.get("O")
+        if found is None:
+            raise ProtocolError(f"the rig at {self.url} does not report the cube's orientation")
+        return found
+
+    def _check_kind(self, *, actions: bool) -> None:
+        if self.info is None:
+            raise RigConnectionError("the rig is not open: use `with Rig(url) as rig:`")
+        if self.info.is_action_rig != actions:
+            raise RigModelError(
+                f"the rig at {self.url} is " +
+                (f"a {self.info.kind} rig: it takes actions (stream_actions), not moves"
+                 if self.info.is_action_rig else
+                 "a motor rig: it takes moves (stream), not actions"))
+
+    def _action_texts(self, actions: Sequence[str]) -> list[str]:
+        self._check_kind(actions=True)
+        assert self.model is not None and self.model.actions is not None
+        return [str(self.model.actions.action(str(a))) for a in actions]
 
     def _start_job(self, wanted: str, total: int) -> Job:
         """Return the accepted ``JOB`` frame's job, after the last job's moves have turned (a

@@ -57,6 +57,12 @@ class RigInfo:
     reset_cause: str
     limits: RigLimits
     reset_on_open: bool = False
+    kind: str = ""  # an action rig's kind (docs/protocol.md section 15); "" for a motor rig
+
+    @property
+    def is_action_rig(self) -> bool:
+        """Return True for a rig that turns the cube over (it takes ACT frames, not MOVE)."""
+        return bool(self.kind)
 
     @classmethod
     def from_frames(cls, hello: Frame, rig: Frame, limits: Frame,
@@ -68,6 +74,14 @@ class RigInfo:
             ProtocolError: a field is missing or malformed.
         """
         try:
+            if "KIND" in rig.fields:
+                return cls(hello.field_int("PROTO"), hello.fields["FW"], hello.fields["B"],
+                           "", 0, 0, rig.field_int("QUEUE"), False, rig.field_int("SIZE"),
+                           RigState.from_wire(hello.fields.get("STATE", "READY")),
+                           hello.field_int("N"), hello.field_int("D"), hello.fields["RST"],
+                           RigLimits(0, 0, False, 0.0, 0.0,
+                                     limits.field_int("IDLE") / 1000.0, 0.0, 0),
+                           reset_on_open, rig.fields["KIND"].lower())
             return cls(hello.field_int("PROTO"), hello.fields["FW"], hello.fields["B"],
                        rig.fields["FACES"], rig.field_int("STEPS"), rig.field_int("MICRO"),
                        rig.field_int("QUEUE"), rig.fields.get("PAR") == "1",

@@ -20,7 +20,7 @@ import random
 import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from cubebot.robot.errors import OptionError
 from cubebot.robot.faults import Faults
@@ -51,6 +51,9 @@ RESET_CAUSES = ("PWR", "EXT", "BOR", "WDT", "NONE")
 #: One turn in a MOVE frame: a face letter and nothing, a prime or a 2 (docs/protocol.md).
 _TURN = re.compile(r"[URFDLB]['2]?\Z")
 _OPPOSITE = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
+#: What one slot of the queue holds: its turns on a motor rig, its planned action on an
+#: action rig (``cubebot.robot.simactions``).
+Slot = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,10 @@ class ExecutedSlot:
 class Firmware:
     """A simulated rig's firmware (see the module doc).
 
+    Subclasses for other kinds of rig (``cubebot.robot.simactions``) change what a slot is:
+    the frame word (:attr:`SLOT_WORD`), how its arguments are judged (:meth:`_slot`), its time
+    and what finishing it does (:meth:`_slot_time`, :meth:`_complete`).
+
     ``time_scale`` multiplies the model's motor times (0 turns faces instantly, 1 is real
     speed); ``idle_off`` is the seconds the drivers stay powered after the last move.
     ``executed`` lists every completed move frame, so a test can check that none ran twice;
@@ -81,6 +88,9 @@ class Firmware:
     Raises (from the constructor):
         ValueError: a queue depth below 1, a negative idle time, or a bad size or cube.
     """
+
+    #: The word of the frames that carry slots.
+    SLOT_WORD = "MOVE"
 
     def __init__(self, model: RigModel, size: int = 3, facelets: Optional[str] = None, *,
                  queue_depth: int = 8, faults: Faults = Faults(),
@@ -96,7 +106,7 @@ class Firmware:
         self.queue_depth = queue_depth
         self.faults = faults
         self.time_scale = time_scale
-        self.limits = RigLimits.of_model(model, idle_off, MAX_STEP_RATE)
+        self.limits = self._limits(model, idle_off)
         self._rng = rng or random.Random()
         self._parser = FrameParser()
         self.executed: list[ExecutedSlot] = []
@@ -123,8 +133,8 @@ class Firmware:
         self.started = 0
         self._replies: OrderedDict[int, tuple[int, bytes]] = OrderedDict()
         self._held: dict[int, Frame] = {}
-        self._queue: deque[tuple[int, tuple[Move, ...]]] = deque()
-        self._current: Optional[tuple[int, tuple[Move, ...], float]] = None
+        self._queue: deque[tuple[int, Slot]] = deque()
+        self._current: Optional[tuple[int, Slot, float]] = None
         self._idle_since = now
         self._drive(now, False)
         self.fault: Optional[tuple[str, dict[str, str]]] = None
@@ -212,10 +222,8 @@ class Firmware:
             seq, moves, finish = self._current
             if finish > now:
                 return
-            self.cube = self.cube.apply(moves)
+            self._complete(seq, moves)
             self.done += 1
-            self.job_done += len(moves)
-            self.executed.append(ExecutedSlot(self.boot_id, seq, moves))
             self._current = None
             self._idle_since = finish
             if self._queue and not self.fault and not self.stopped and not self.holding:
@@ -225,23 +233,38 @@ class Firmware:
         if self.drivers_on and now >= off_at:
             self._drive(off_at, False)
 
+    def _complete(self, seq: int, moves: Slot) -> None:
+        """Make a finished slot's turns on the cube and count them in the job."""
+        self.cube = self.cube.apply(moves)
+        self.job_done += len(moves)
+        self.executed.append(ExecutedSlot(self.boot_id, seq, moves))
+
+    @staticmethod
+    def _limits(model: RigModel, idle_off: float) -> RigLimits:
+        """Return the limits the rig reports (its model's, at the simulated step rate)."""
+        return RigLimits.of_model(model, idle_off, MAX_STEP_RATE)
+
+    def _fault_detail(self, seq: int, moves: Slot) -> dict[str, str]:
+        """Return the fields that say where a stall or end stop happened."""
+        return {"FACE": moves[0].name, "SEQ": str(seq)}
+
     def _drive(self, at: float, on: bool) -> None:
         if on != self.drivers_on:
             self.drivers_on = on
             self.driver_log.append((at, on))
 
-    def _start(self, seq: int, moves: tuple[Move, ...], at: float) -> None:
+    def _start(self, seq: int, moves: Slot, at: float) -> None:
         self.started += 1
         for code, when in (("STALL", self.faults.stall_at), ("ENDSTOP", self.faults.endstop_at)):
             if when is not None and self.started == when:
-                self.fault = (code, {"FACE": moves[0].name, "SEQ": str(seq)})
+                self.fault = (code, self._fault_detail(seq, moves))
                 self._queue.clear()
-                log.warning("rig fault %s on %s (frame %d)", code, moves[0].name, seq)
+                log.warning("rig fault %s in frame %d: %s", code, seq, self.fault[1])
                 return
         self._drive(at, True)
         self._current = (seq, moves, at + self._slot_time(moves) * self.time_scale)
 
-    def _slot_time(self, moves: tuple[Move, ...]) -> float:
+    def _slot_time(self, moves: Slot) -> float:
         # two opposite turns share one speed profile and end together
         return max(self.model.turn_time(m.turns) for m in moves) + self.model.settle_time
 
@@ -350,7 +373,7 @@ class Firmware:
             return self._ok(frame)
         if word == "RENUMBER":
             return self._renumber(frame)
-        if word != "MOVE":
+        if word != self.SLOT_WORD:
             return self._error(frame, "BADCMD", {"WORD": word})
         slot = self._slot(frame.args)
         if isinstance(slot, _Refusal):
@@ -367,7 +390,7 @@ class Firmware:
         self.tick(now)
         return self._ok(frame)
 
-    def _slot(self, args: tuple[str, ...]) -> Union[tuple[Move, ...], _Refusal]:
+    def _slot(self, args: tuple[str, ...]) -> Union[Slot, _Refusal]:
         """Return the turns of a MOVE frame's arguments, or why they are refused."""
         if not args or any(not _TURN.match(a) for a in args):
             return _Refusal("BADMOVE", {})

@@ -113,7 +113,8 @@ class SimulatedRig:
     ``seed`` makes faults and boot ids repeatable; ``time_scale`` multiplies motor times
     (0 = instant); ``idle_off`` the seconds its drivers stay on after a move; ``use_pty=False``
     serves the URL handler only; ``firmware`` the class of firmware to run (a test's
-    deliberately broken one, for instance).
+    deliberately broken one, for instance; an action rig's model is served by
+    :class:`~cubebot.robot.simactions.ActionFirmware`).
 
     Raises (from the constructor):
         ValueError: bad size, facelets, model or fault rates.
@@ -127,6 +128,9 @@ class SimulatedRig:
         self.model = model if isinstance(model, RigModel) else RigModel.load(model)
         self.faults = faults
         rng = random.Random(seed)
+        if firmware is Firmware and self.model.is_action_rig:
+            from cubebot.robot.simactions import ActionFirmware
+            firmware = ActionFirmware
         self.firmware = firmware(self.model, size, facelets, queue_depth=queue_depth,
                                  faults=faults, rng=random.Random(rng.random()),
                                  time_scale=time_scale, idle_off=idle_off)

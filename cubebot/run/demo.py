@@ -121,18 +121,16 @@ class Demo:
 
     Raises (from the constructor):
         solver.UnsupportedSizeError, robot.RigModelError, robot.OptionError: bad arguments.
-        RunError: a rig model that turns the cube over (no simulated rig for it yet).
+        RunError: a 2x2 on a rig model that turns the cube over.
     """
 
     def __init__(self, size: int = 3, seed: int = 0, *, rig: str | RigModel = "six-motor",
                  conditions: Conditions | None = None, faults: Faults = Faults(),
                  time_scale: float = 0.25, presented: bool = False) -> None:
         self.model = rig if isinstance(rig, RigModel) else RigModel.load(rig)
-        if self.model.is_action_rig:
-            raise RunError(
-                f"rig {self.model.name!r} turns the cube over: the demo's simulated rig has a "
-                "motor per face, and action rigs have no simulated rig yet; plan a solution for "
-                f"it with `cubebot solve FACELETS --rig {self.model.name} --json`")
+        if self.model.is_action_rig and size != 3:
+            raise RunError(f"rig {self.model.name!r} turns the cube over: its demo is for a "
+                           "3x3; run it without --size 2")
         truth = Cube.random(size, seed)
         while truth.is_solved:  # a solved scramble shows nothing
             seed += 1
@@ -140,9 +138,14 @@ class Demo:
         self.size, self.seed, self.truth = size, seed, truth
         self.rig = SimulatedRig(size, truth.facelets, self.model, faults, seed=seed,
                                 time_scale=time_scale)
-        self.camera = RigCubeCamera(
+        self.camera: CameraBase = RigCubeCamera(
             SyntheticCamera(truth, seed=seed, conditions=conditions or Conditions.moderate()),
             self.rig)
+        if self.model.is_action_rig:
+            from cubebot.run.presenting import ActionRigCamera
+
+            self.camera = ActionRigCamera(self.rig, seed=seed,
+                                          conditions=conditions or Conditions.moderate())
         self.rig_cameras = None if presented else _corner_cameras(
             self.model, truth, self.rig, seed, conditions or Conditions.moderate())
 

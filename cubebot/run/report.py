@@ -29,11 +29,12 @@ class ScanSource(enum.Enum):
     FIXED_CAMERA = "fixed camera"  # a fixed camera's sample points, each face shown to it
     DASHBOARD = "dashboard"  # faces captured one by one on the web page, the net maybe edited
     RIG_CAMERAS = "rig cameras"  # the rig's fixed cameras read the cube where it is held
+    RIG_ACTIONS = "rig actions"  # an action rig turned the cube to its one camera
 
     @property
     def presented_by(self) -> str:
         """Return who showed the cube to the camera: ``"rig"`` or ``"person"``."""
-        return "rig" if self is ScanSource.RIG_CAMERAS else "person"
+        return "rig" if self in (ScanSource.RIG_CAMERAS, ScanSource.RIG_ACTIONS) else "person"
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,10 @@ class RunReport:
     ``scan`` the cube read; ``solution`` the moves chosen; ``stream`` how the moves travelled;
     ``rig_facelets`` the rig's record of its cube afterwards (None: the rig keeps none);
     ``verified_facelets`` the cube scanned again afterwards; ``steps`` every step that ended;
-    ``pictures`` the files written.
+    ``pictures`` the files written. On a rig that turns the cube over, ``actions`` are the
+    solution's planned actions and ``robot_time`` their seconds by the rig model;
+    ``rig_cube`` is the cube as the rig holds it after the scan (its layer turns made) and
+    ``rig_orientation`` how it sits.
     """
 
     size: int
@@ -112,6 +116,10 @@ class RunReport:
     verified_facelets: str | None = None
     steps: list[StepRecord] = field(default_factory=list)
     pictures: list[Path] = field(default_factory=list)
+    actions: list[str] | None = None
+    robot_time: float | None = None
+    rig_cube: str | None = None
+    rig_orientation: str | None = None
 
     @property
     def scanned(self) -> str | None:
@@ -149,6 +157,8 @@ class RunReport:
             "solved": self.solved,
             "steps": [step.as_dict() for step in self.steps],
             "pictures": [str(p) for p in self.pictures],
+            **({"actions": self.actions, "robot_time": round(self.robot_time or 0.0, 4)}
+               if self.actions is not None else {}),
         }
 
 

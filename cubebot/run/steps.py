@@ -24,6 +24,9 @@ from cubebot.run.errors import RunError
 from cubebot.run.options import RunOptions
 from cubebot.run.policy import solve_for_rig
 from cubebot.run.report import Listener, LogListener, RunReport, ScanRecord
+from cubebot.robot.actions.orientation import Orientation
+from cubebot.robot.actions.solving import solve_for_rig as solve_on_action_rig
+from cubebot.run.presenting import as_rig_sees, from_rig_frame, scan_by_rig
 from cubebot.run.scanning import scan, scan_source, scan_with_rig_cameras
 from cubebot.solver import Cube, Solution, format_moves, load_tables
 from cubebot.solver.notation import Move
@@ -102,7 +105,13 @@ def _greet(ctx: RunContext) -> str:
 
 def _scan(ctx: RunContext) -> str:
     options, report = ctx.options, ctx.report
-    if ctx.rig_cameras is not None:
+    if ctx.model.is_action_rig:
+        presented = scan_by_rig(ctx.rig, ctx.model, _camera(ctx), ctx.size,
+                                profile=options.profile)
+        record = presented.record
+        report.rig_cube = presented.cube_after
+        report.rig_orientation = presented.plan.orientation.faces
+    elif ctx.rig_cameras is not None:
         record = _scan_in_place(ctx, ctx.rig_cameras)
     else:
         record = scan(_camera(ctx), ctx.size, profile=options.profile,
@@ -146,10 +155,25 @@ def _tables(ctx: RunContext) -> str:
 
 def _solve(ctx: RunContext) -> str:
     scanned = _earlier(ctx.report.scanned, "scanned cube", "scan")
+    if ctx.model.is_action_rig:
+        return _solve_actions(ctx, scanned)
     solution = ctx.report.solution = solve_for_rig(scanned, ctx.model,
                                                    budget=ctx.options.budget)
     return (f"{solution} ({len(solution)} moves, {rig_time(solution.moves, ctx.model):.2f}s "
             "on the rig)")
+
+
+def _solve_actions(ctx: RunContext, scanned: str) -> str:
+    """Solve the cube as the action rig holds it now, planned as the rig's actions."""
+    report = ctx.report
+    held = report.rig_cube or scanned
+    orientation = Orientation(report.rig_orientation or "URFDLB")
+    chosen = solve_on_action_rig(Cube(as_rig_sees(held, orientation)), ctx.model,
+                                 budget=ctx.options.budget)
+    report.solution = Solution(from_rig_frame(chosen.moves, orientation))
+    report.actions, report.robot_time = chosen.actions, chosen.seconds
+    return (f"{report.solution} ({len(chosen.moves)} moves, {len(chosen.actions)} actions, "
+            f"{chosen.seconds:.2f}s on the rig)")
 
 
 def _solution(ctx: RunContext) -> Solution:
@@ -159,6 +183,8 @@ def _solution(ctx: RunContext) -> Solution:
 def _check(ctx: RunContext) -> str:
     """Plan the solution on the rig's motors before anything moves (a missing motor fails)."""
     moves = _solution(ctx).moves
+    if ctx.report.actions is not None:
+        return f"{len(moves)} moves in {len(ctx.report.actions)} actions"
     return f"{len(moves)} moves in {len(ctx.rig.plan(moves))} motor slots"
 
 
@@ -171,6 +197,11 @@ def _confirm(ctx: RunContext) -> str:
 
 
 def _stream(ctx: RunContext) -> str:
+    if ctx.report.actions is not None:
+        report = ctx.report.stream = ctx.rig.stream_actions(
+            ctx.report.actions, progress=ctx.listener.streaming,
+            seconds=ctx.report.robot_time or 0.0)
+        return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
     report = ctx.report.stream = ctx.rig.stream(_solution(ctx).moves,
                                                 progress=ctx.listener.streaming)
     return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
@@ -186,7 +217,7 @@ def _verify(ctx: RunContext) -> str:
             log.warning("the re-scan by the rig's cameras is in doubt: %s", err)
         else:
             report.verified_facelets = again.facelets
-    elif options.rescan:
+    elif options.rescan and not ctx.model.is_action_rig:
         again = scan(_camera(ctx), ctx.size, profile=options.profile,
                      sample_points=options.sample_points)
         report.verified_facelets = again.facelets
@@ -253,6 +284,9 @@ class Step:
 
 
 def _scan_about(ctx: RunContext) -> str:
+    if ctx.model.is_action_rig:
+        return (f"the whole {ctx.size}x{ctx.size}, turned to the rig's camera by its own "
+                "actions")
     if ctx.rig_cameras is not None:
         return (f"the whole {ctx.size}x{ctx.size} where the rig holds it, one frame from each "
                 f"of its {len(ctx.rig_cameras.cameras)} camera(s)")

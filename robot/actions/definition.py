@@ -17,6 +17,9 @@ and a simulator all read the same truth:
   follows a given verb (negative when the two overlap).
 * **holding**: switch positions of which one must hold the cube at all times (else it drops).
 * **together**: verbs whose strokes may run as one action (``"top-90&bottom-180"``).
+* **camera**: the one fixed camera the rig shows the cube to: the position it ``sees``
+  (``"U"``: from above), the switch positions it ``needs`` for a clear view (the flipper's cover
+  open), and the ``seconds`` a frame takes.
 """
 
 from __future__ import annotations
@@ -33,10 +36,11 @@ from cubebot.robot.errors import InvalidActionError, RigModelError
 from cubebot.solver.errors import InvalidMoveError
 from cubebot.solver.notation import Move
 
-__all__ = ["Joint", "Switch", "Verb", "ActionModel", "ACTION_FIELDS"]
+__all__ = ["Joint", "Switch", "Verb", "ActionModel", "ActionCamera", "ACTION_FIELDS"]
 
 #: The JSON fields an action rig's model may have (besides name, kind and description).
-ACTION_FIELDS = ("joints", "switches", "verbs", "holding", "together", "half_turn_factor")
+ACTION_FIELDS = ("joints", "switches", "verbs", "holding", "together", "half_turn_factor",
+                 "camera")
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,15 @@ class Verb:
 
 
 @dataclass(frozen=True)
+class ActionCamera:
+    """The fixed camera an action rig shows the cube to (see the module doc)."""
+
+    sees: str = "U"
+    needs: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.1
+
+
+@dataclass(frozen=True)
 class ActionModel:
     """An action rig's joints, switches and verbs (immutable and hashable, for caching plans)."""
 
@@ -128,6 +141,7 @@ class ActionModel:
     together: tuple[tuple[str, ...], ...] = ()
     half_turn_factor: float = 2.0
     source: str = field(default="<dict>", compare=False)
+    camera: ActionCamera = ActionCamera()
 
     @cached_property
     def verb_table(self) -> dict[str, Verb]:
@@ -231,7 +245,8 @@ class ActionModel:
                         reader.sequence(data.get("holding", []), "holding"))
         together = tuple(tuple(reader.sequence(group, "together"))
                          for group in reader.sequence(data.get("together", []), "together"))
-        model = cls(joints, switches, tuple(verbs), holding, together, factor, source)
+        camera = reader.camera(data.get("camera", {}))
+        model = cls(joints, switches, tuple(verbs), holding, together, factor, source, camera)
         model._check_references()
         return model
 
@@ -256,6 +271,8 @@ class ActionModel:
                                         "which is not a verb of this rig")
         for switch, position in self.holding:
             self._check_position(switch, position, "holding")
+        for switch, position in self.camera.needs:
+            self._check_position(switch, position, "camera.needs")
         for group in self.together:
             unknown = sorted(set(group) - set(names))
             if unknown:
@@ -325,6 +342,18 @@ class _Reader:
                 "a face turn such as \"D'\""
             raise self.fail(path, f"={value!r} should be {kind} in the rig's frame")
         return move
+
+    def camera(self, value: Any) -> ActionCamera:
+        spec = self.mapping(value, "camera")
+        self.check_keys(spec, ("sees", "needs", "seconds"), "camera")
+        sees = spec.get("sees", "U")
+        if sees not in ("U", "R", "F", "D", "L", "B"):
+            raise self.fail("camera.sees", f"{sees!r} should be the rig position the camera "
+                            "looks at, one of U R F D L B")
+        needs = tuple((str(k), str(v)) for k, v in
+                      self.mapping(spec.get("needs", {}), "camera.needs").items())
+        seconds = self.number(spec.get("seconds", 0.1), "camera.seconds")
+        return ActionCamera(sees, needs, seconds)
 
     def pair(self, value: Any, path: str) -> tuple[str, str]:
         if not (isinstance(value, list) and len(value) == 2

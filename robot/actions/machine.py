@@ -111,7 +111,8 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
                 told = dict(switch.verbs)[position]
                 raise ImpossibleActionError(
                     f"{action}: {verb.name} needs {switch_name} {position}, but it is "
-                    f"{switches[switch_name]}; send {told} first")
+                    f"{switches[switch_name]}; send {told} first", why="NEEDS",
+                    part=switch_name)
             automatic += switch.seconds_to(position)
             switches[switch_name] = position
         if verb.sets is not None:
@@ -123,13 +124,14 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
                 raise ImpossibleActionError(
                     f"{action}: {verb.joint} is at {_degrees(joints[verb.joint])} degrees and "
                     f"would go to {_degrees(target)}, outside its range "
-                    f"{joint.describe_range()}")
+                    f"{joint.describe_range()}", why="RANGE", part=verb.joint)
             joints[verb.joint] = target
         moves.extend(_stroke_moves(verb, stroke))
         strokes.append(verb.seconds_for(stroke.angle) + _after(verb, setting.last))
     if model.holding and not any(switches[s] == p for s, p in model.holding):
         held = " or ".join(f"{s} {p}" for s, p in model.holding)
-        raise ImpossibleActionError(f"{action} would drop the cube: it needs {held} to hold it")
+        raise ImpossibleActionError(f"{action} would drop the cube: it needs {held} to hold it",
+                                    why="DROP")
     last = frozenset(v for v in action.verbs if v in model.timing_verbs)
     new = Setting(tuple(joints[j] for j in model.bounded_joints),
                   tuple(switches[s.name] for s in model.switches), last)
@@ -148,7 +150,7 @@ def _check_way(verb: Verb, stroke: Stroke, action: Action) -> None:
     hint = f"; {verb.name}{way}{same[0]} ends in the same place" if same else ""
     raise ImpossibleActionError(
         f"{action}: {verb.name} turns one way only ({way}), so {stroke} would turn it "
-        f"backwards{hint}")
+        f"backwards{hint}", why="ONEWAY", part=verb.joint or verb.name)
 
 
 class ActionRig:
@@ -250,7 +252,8 @@ class ActionRig:
             try:
                 total += self.execute(action)
             except ImpossibleActionError as err:
-                raise ImpossibleActionError(f"action {index + 1}: {err}", index) from err
+                raise ImpossibleActionError(f"action {index + 1}: {err}", index, why=err.why,
+                                            part=err.part) from err
         return total
 
 

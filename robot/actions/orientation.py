@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cubebot.robot.errors import RigModelError
+from cubebot.solver.geometry import move_permutation, size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS, Move
 
-__all__ = ["Orientation", "ORIENTATIONS", "position_cycle", "START"]
+__all__ = ["Orientation", "ORIENTATIONS", "position_cycle", "START", "rotations_to",
+           "in_cube_frame"]
 
 # positions carried one step along by a quarter rotation (clockwise seen from the named side)
 _CYCLES = {"x": "FUBD", "y": "FLBR", "z": "URDL"}
@@ -102,3 +104,36 @@ class Orientation:
 ORIENTATIONS: tuple[Orientation, ...] = tuple(Orientation(f) for f in sorted(_VALID))
 #: Where every rig starts: U up, F at the front.
 START = Orientation()
+
+
+@lru_cache(maxsize=None)
+def rotations_to(orientation: Orientation) -> tuple[Move, ...]:
+    """Return the fewest whole-cube rotations (``x``, ``y``, ``z`` quarter turns, in the rig's
+    frame) that take a cube from :data:`START` to ``orientation``."""
+    paths: dict[Orientation, tuple[Move, ...]] = {START: ()}
+    frontier = [START]
+    while orientation not in paths:
+        following = []
+        for here in frontier:
+            for move in (Move(name, turns) for name in "xyz" for turns in (1, 3)):
+                there = here.rotated(move)
+                if there not in paths:
+                    paths[there] = paths[here] + (move,)
+                    following.append(there)
+        frontier = following
+    return paths[orientation]
+
+
+def in_cube_frame(facelets: str, orientation: Orientation) -> str:
+    """Return stickers read at the rig's positions (``facelets``, the cube sitting in
+    ``orientation``) as the cube's own facelet string: the frame it started in, U up and F in
+    front, so that turning the whole cube over changes nothing.
+
+    Raises:
+        InvalidCubeError: ``facelets`` is not 24 or 54 letters long.
+    """
+    size = size_of_facelets(len(facelets))
+    for move in reversed(rotations_to(orientation)):
+        perm = move_permutation(Move(move.name, 4 - move.turns), size)
+        facelets = "".join(facelets[i] for i in perm)
+    return facelets

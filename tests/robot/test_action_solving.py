@@ -86,11 +86,3 @@ def test_solve_rig_takes_a_users_model_file(tmp_path: Path,
 def test_solve_rig_refuses_options_it_cannot_honour(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", Cube.random(3, 2).facelets, "--rig", "flipper", "--optimal"]) == 2
     assert "leave out --optimal" in capsys.readouterr().err
-
-
-def test_the_demo_on_an_action_rig_says_there_is_no_simulated_rig_for_it_yet(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--rig", "flipper", "--speed", "0"]) == 2
-    err = capsys.readouterr().err
-    assert "turns the cube over" in err and "cubebot solve FACELETS --rig flipper" in err
-    assert main(["demo", "--rig", "five-motor", "--speed", "0", "--json"]) == 0  # motor rigs run

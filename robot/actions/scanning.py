@@ -1,0 +1,209 @@
+"""Scanning by the robot: the actions that show every sticker to an action rig's one camera.
+
+An action rig has one fixed camera (the model's ``camera``: the position it sees, the switch
+positions it needs). :func:`plan_scan` finds actions that bring the cube's stickers in front
+of it, one look after another, each look chosen as the one that shows the most new stickers
+per second of robot time (a cost-bounded search over the rig's states from where the last look
+left it; reorienting the whole cube first, layer turns where reorienting cannot show a sticker,
+as on a rig whose grippers hold two faces in place), and ends with the mechanism back at home
+so that the solve is planned from there. Stickers no look can show (centres under a gripper)
+are listed as ``hidden``: the mounting and the cube's rules supply them, never a guess.
+
+Every look says which of the cube's stickers (facelet indices of the cube as it was scanned)
+the camera sees at each position of its picture, so a reading maps straight back to the cube;
+layer turns made while scanning are in ``moves`` (cube frame) and ``cube_after`` applies them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+from dataclasses import dataclass
+from functools import lru_cache
+
+from cubebot.robot.actions.action import Action
+from cubebot.robot.actions.definition import ActionModel
+from cubebot.robot.actions.machine import Outcome, Setting, advance, start_setting
+from cubebot.robot.actions.orientation import START, Orientation
+from cubebot.robot.errors import ImpossibleActionError, RigModelError
+from cubebot.solver.geometry import check_size, move_permutation
+from cubebot.solver.notation import FACE_LETTERS, Move
+
+__all__ = ["ScanLook", "ScanPlan", "plan_scan"]
+
+log = logging.getLogger(__name__)
+
+#: States a search for the next look may visit before it settles for the best found.
+_SEARCH_NODES = 600
+
+
+@dataclass(frozen=True)
+class ScanLook:
+    """One picture: the actions made before it, and the cube sticker at each picture position
+    (facelet order of the position the camera sees)."""
+
+    actions: tuple[Action, ...]
+    stickers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """The looks of a scan, the actions that bring the rig home after them, the robot time
+    (actions and frames, by the model), the stickers no look shows, the layer turns made (in
+    the cube's frame), and the orientation the cube is left in."""
+
+    looks: tuple[ScanLook, ...]
+    finish: tuple[Action, ...]
+    seconds: float
+    hidden: tuple[int, ...]
+    moves: tuple[Move, ...]
+    orientation: Orientation
+
+    @property
+    def actions(self) -> list[str]:
+        """Return every action of the scan in order, as strings."""
+        done = [str(a) for look in self.looks for a in look.actions]
+        return done + [str(a) for a in self.finish]
+
+
+@dataclass(frozen=True)
+class _Node:
+    setting: Setting
+    where: tuple[int, ...]  # the cube sticker at each rig position (facelet order)
+    orientation: Orientation
+    moves: tuple[Move, ...]  # layer turns so far, in the cube's frame
+
+
+def _step(model: ActionModel, node: _Node, action: Action, outcome: Outcome,
+          size: int) -> _Node:
+    where, orientation, moves = list(node.where), node.orientation, list(node.moves)
+    for move in outcome.moves:
+        if move.is_rotation:
+            orientation = orientation.rotated(move)
+        else:
+            moves.append(Move(node.orientation.face_at(move.name), move.turns))
+    for move in outcome.moves:
+        perm = move_permutation(move, size)
+        where = [where[i] for i in perm]
+    return _Node(outcome.setting, tuple(where), orientation, tuple(moves))
+
+
+def _can_see(model: ActionModel, setting: Setting) -> bool:
+    positions = {s.name: p for s, p in zip(model.switches, setting.switches)}
+    return all(positions.get(s) == p for s, p in model.camera.needs)
+
+
+def _seen(model: ActionModel, node: _Node, size: int) -> tuple[int, ...]:
+    first = FACE_LETTERS.index(model.camera.sees) * size * size
+    return node.where[first:first + size * size]
+
+
+@lru_cache(maxsize=None)
+def _outcomes(model: ActionModel, setting: Setting) -> tuple[tuple[Action, Outcome], ...]:
+    found = []
+    for action in model.vocabulary(combined=True):
+        try:
+            found.append((action, advance(model, setting, action)))
+        except ImpossibleActionError:
+            continue
+    return tuple(found)
+
+
+def _next_look(model: ActionModel, start: _Node, seen: set[int], size: int,
+               wanted: set[int]) -> tuple[float, list[tuple[Action, Outcome]], _Node] | None:
+    """Return the cost, actions and node of the look with the most new stickers per second."""
+    tick = itertools.count()
+    heap: list[tuple[float, int, _Node, list[tuple[Action, Outcome]]]] = [(0.0, 0, start, [])]
+    visited: set[tuple[Setting, tuple[int, ...]]] = set()
+    best: tuple[float, float, list[tuple[Action, Outcome]], _Node] | None = None
+    while heap and len(visited) < _SEARCH_NODES:
+        cost, _, node, path = heapq.heappop(heap)
+        key = (node.setting, node.where)
+        if key in visited:
+            continue
+        visited.add(key)
+        if best is not None and (size * size) / (cost + model.camera.seconds) <= best[0]:
+            break  # even a look of all new stickers from here shows fewer per second
+        if path and _can_see(model, node.setting):
+            new = len(wanted.intersection(_seen(model, node, size)) - seen)
+            if new:
+                spent = cost + model.camera.seconds
+                if best is None or new / spent > best[0]:
+                    best = (new / spent, spent, path, node)
+        for action, outcome in _outcomes(model, node.setting):
+            following = _step(model, node, action, outcome, size)
+            if (following.setting, following.where) not in visited:
+                heapq.heappush(heap, (cost + outcome.seconds, next(tick), following,
+                                      path + [(action, outcome)]))
+    if best is None:
+        return None
+    return best[1] - model.camera.seconds, best[2], best[3]
+
+
+def _home(model: ActionModel, start: _Node, size: int) -> tuple[float, list[Action], _Node]:
+    """Return the cheapest actions that bring the mechanism home without turning a layer."""
+    home = start_setting(model)
+    tick = itertools.count()
+    heap: list[tuple[float, int, _Node, list[Action]]] = [(0.0, 0, start, [])]
+    visited: set[Setting] = set()
+    while heap:
+        cost, _, node, path = heapq.heappop(heap)
+        if node.setting in visited:
+            continue
+        visited.add(node.setting)
+        if node.setting.joints == home.joints and node.setting.switches == home.switches:
+            return cost, path, node
+        for action, outcome in _outcomes(model, node.setting):
+            if not outcome.turns_layers:
+                heapq.heappush(heap, (cost + outcome.seconds, next(tick),
+                                      _step(model, node, action, outcome, size), path + [action]))
+    raise RigModelError(f"{model.source}: the rig cannot bring its joints home without turning "
+                        "a layer; give it a way back (a joint's range, a switch's verbs)")
+
+
+def plan_scan(model: object, size: int = 3) -> ScanPlan:
+    """Return the looks that show an action rig's camera every sticker it can show.
+
+    ``model`` is a :class:`~cubebot.robot.RigModel` of an action kind (or its ActionModel);
+    the cube starts in the rig's start orientation with the mechanism at home.
+
+    Raises:
+        RigModelError: ``model`` is not an action rig, or cannot return home.
+        ValueError: a size other than 2 or 3.
+    """
+    check_size(size)
+    actions = getattr(model, "actions", model)
+    if not isinstance(actions, ActionModel):
+        name = getattr(model, "name", model)
+        raise RigModelError(f"rig model {name!r} turns faces with motors: it has no camera to "
+                            "show the cube to; scan it with its fixed cameras or by hand")
+    return _plan_scan(actions, size)
+
+
+@lru_cache(maxsize=None)
+def _plan_scan(model: ActionModel, size: int) -> ScanPlan:
+    count = 6 * size * size
+    node = _Node(start_setting(model), tuple(range(count)), START, ())
+    wanted = set(range(count))
+    seen: set[int] = set()
+    looks: list[ScanLook] = []
+    seconds = 0.0
+    if _can_see(model, node.setting):
+        looks.append(ScanLook((), _seen(model, node, size)))
+        seen.update(looks[-1].stickers)
+        seconds += model.camera.seconds
+    while seen != wanted:
+        found = _next_look(model, node, seen, size, wanted)
+        if found is None:
+            break
+        cost, path, node = found
+        looks.append(ScanLook(tuple(a for a, _ in path), _seen(model, node, size)))
+        seen.update(looks[-1].stickers)
+        seconds += cost + model.camera.seconds
+    cost, finish, node = _home(model, node, size)
+    hidden = tuple(sorted(wanted - seen))
+    log.info("%s: scan in %d looks, %.2f s, %d hidden", model.source, len(looks),
+             seconds + cost, len(hidden))
+    return ScanPlan(tuple(looks), tuple(finish), round(seconds + cost, 6), hidden, node.moves,
+                    node.orientation)
