@@ -514,6 +514,16 @@ class Rig:
             raise ProtocolError(f"the rig at {self.url} does not report the cube's orientation")
         return found
 
+    def pose(self) -> tuple[str, ...]:
+        """Return an action rig's joints and switches as it reports them (``HOLDER:+90``,
+        ``COVER:OPEN``), after the actions accepted so far.
+
+        Raises:
+            ProtocolError: the rig does not say (a motor rig, or older firmware).
+            RigTimeoutError, RigConnectionError, RigResetError.
+        """
+        return self._query("POSE").args
+
     def _check_kind(self, *, actions: bool) -> None:
         if self.info is None:
             raise RigConnectionError("the rig is not open: use `with Rig(url) as rig:`")

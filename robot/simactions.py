@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from cubebot.robot.actions import ActionRig, Outcome, Setting, advance, start_setting
-from cubebot.robot.actions.machine import RigState
+from cubebot.robot.actions.machine import RigState, pose_args
 from cubebot.robot.actions.orientation import in_cube_frame
 from cubebot.robot.errors import ImpossibleActionError, InvalidActionError, RigModelError
 from cubebot.robot.faults import Faults
@@ -148,6 +148,8 @@ class ActionFirmware(Firmware):
         if frame.word == "LIMITS":
             return Frame(tag, "LIMITS", (), {"IDLE": str(round(self.limits.idle_off * 1000)),
                                              "B": boot})
+        if frame.word == "POSE":
+            return Frame(tag, "POSE", pose_args(self.rig.model, self.rig.setting), {"B": boot})
         if frame.word == "CUBE":
             return Frame(tag, "CUBE", (), {"F": self.cube.facelets,
                                            "O": self.orientation_letters, "B": boot})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shlex
 import sys
 import threading
@@ -37,6 +38,7 @@ from cubebot.robot import (
 )
 from cubebot.robot.ports import ask_holder, send_estop_now
 from cubebot.solver import format_moves, parse_moves
+from cubebot.solver.notation import Move
 from cubebot.solver.progress import Progress
 
 __all__ = ["register"]
@@ -105,15 +107,27 @@ def _stream(args: argparse.Namespace) -> int:
     text = format_moves(moves)
     with interrupts_raise(), Rig(args.port, model=args.rig, timeout=args.timeout,
                                  baudrate=args.baud) as rig:
-        planned = rig.plan(moves)
+        if args.resume and rig.info is not None and rig.info.is_action_rig:
+            actions, seconds = _recorded_actions(rig), 0.0
+        else:
+            planned = _planned_actions(rig, moves)
+            actions, seconds = planned if planned is not None else (None, 0.0)
+            if actions is not None:
+                _record_actions(actions)
+        slots = len(actions) if actions is not None else len(rig.plan(moves))
+        what = "actions" if actions is not None else "moves"
         try:
-            with Progress(f"streaming {len(moves)} moves", max(len(moves), 1)) as bar:
+            total = len(actions) if actions is not None else len(moves)
+            with Progress(f"streaming {total} {what}", max(total, 1)) as bar:
                 def progress(now: StreamProgress) -> None:
                     bar.update(now.moves_done - bar.done)  # turned, as the rig counts them
-                if args.resume:
-                    report = rig.resume(planned.moves, progress=progress)
+                if actions is not None:
+                    report = rig.resume_actions(actions, progress=progress) if args.resume \
+                        else rig.stream_actions(actions, progress=progress, seconds=seconds)
+                elif args.resume:
+                    report = rig.resume(moves, progress=progress)
                 else:
-                    report = rig.stream(planned.moves, progress=progress)
+                    report = rig.stream(moves, progress=progress)
         except (KeyboardInterrupt, RigStoppedError, EmergencyStopError) as stop:
             if isinstance(stop, RigStoppedError):  # stopped from elsewhere (cubebot stop)
                 status, estopped = rig.job(), False
@@ -135,14 +149,85 @@ def _stream(args: argparse.Namespace) -> int:
                           "rig_facelets": facelets, "seconds": round(report.seconds, 3),
                           "planned_seconds": round(report.planned_seconds, 3)}))
     else:
-        done = (f"resumed the stopped job: sent the last {report.sent} of {len(moves)} moves"
-                if args.resume else f"sent {report.sent} moves ({text}) in {len(planned)} slots")
+        done = (f"resumed the stopped job: sent the last {report.sent} of {total} {what}"
+                if args.resume else f"sent {len(moves)} moves ({text}) in {slots} "
+                f"{'actions' if actions is not None else 'slots'}")
         print(f"{done}, "
               f"{report.retransmits} retransmitted frames, {report.seconds:.2f} s "
               f"(planned rig time {report.planned_seconds:.2f} s)")
         if facelets is not None:
             print(f"rig cube: {facelets}")
     return 0
+
+
+def _job_file(job: str) -> Path:
+    from cubebot.solver.tables import cache_dir
+
+    return cache_dir() / "jobs" / f"{job}.txt"
+
+
+def _record_actions(actions: list[str]) -> None:
+    """Keep a job's actions where ``--resume`` from another process finds them: they depend
+    on how the rig stood when the job began, so they cannot be planned again from the moves."""
+    from cubebot.robot.host import action_job_id
+
+    path = _job_file(action_job_id(actions))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(" ".join(actions) + "\n", encoding="ascii")
+    os.replace(temporary, path)
+
+
+def _recorded_actions(rig: Rig) -> list[str]:
+    """Return the actions of the job the rig holds, as recorded when it was streamed.
+
+    Raises:
+        NoJobError: the rig holds no job, or this machine has no record of it.
+    """
+    job = rig.job().job
+    path = _job_file(job) if job else None
+    if path is None or not path.is_file():
+        raise NoJobError(f"the rig holds {'job ' + job if job else 'no job'}, and this machine "
+                         "kept no record of its actions: re-scan the cube and stream the moves "
+                         "without --resume")
+    return path.read_text(encoding="ascii").split()
+
+
+def _planned_actions(rig: Rig, moves: tuple[Move, ...]) -> Optional[tuple[list[str], float]]:
+    """Return the fewest-time actions for ``moves`` (faces of the cube as it was loaded) on an
+    action rig, and their seconds by the model; None for a motor rig.
+
+    Where the rig reports how the cube sits and where its joints stand (a simulated rig,
+    ``CUBE`` and ``POSE``), the joints are brought home first and the moves turned to match;
+    otherwise the rig is taken to be at home with the cube as loaded (a rig that is not says
+    so by refusing the first action).
+    """
+    if rig.info is None or not rig.info.is_action_rig or rig.model is None \
+            or rig.model.actions is None:
+        return None
+    from cubebot.robot.actions import plan_actions
+    from cubebot.robot.actions.machine import advance, setting_of_pose
+    from cubebot.robot.actions.orientation import ORIENTATIONS, START
+    from cubebot.robot.actions.scanning import homing_actions
+
+    model = rig.model.actions
+    try:
+        sits = rig.orientation()
+        orientation = next(o for o in ORIENTATIONS if o.face_at("U") + o.face_at("F") == sits)
+        setting = setting_of_pose(model, rig.pose())
+    except (ProtocolError, StopIteration):
+        orientation, setting = START, None
+    homing: list[str] = []
+    seconds = 0.0
+    if setting is not None:
+        actions, turned = homing_actions(model, setting)
+        for action in actions:
+            outcome = advance(model, setting, action)
+            setting, seconds = outcome.setting, seconds + outcome.seconds
+        homing, orientation = [str(a) for a in actions], orientation.then(turned)
+    moves = tuple(Move(orientation.position_of(m.name), m.turns) for m in moves)
+    plan = plan_actions(moves, rig.model)
+    return homing + plan.strings, seconds + plan.seconds
 
 
 def _rig_cube(rig: Rig) -> Optional[str]:

@@ -22,7 +22,8 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import Move
 
-__all__ = ["Setting", "RigState", "Outcome", "start_setting", "advance", "ActionRig"]
+__all__ = ["Setting", "RigState", "Outcome", "start_setting", "advance", "ActionRig",
+           "pose_args", "setting_of_pose"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,34 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
     new = Setting(tuple(joints[j] for j in model.bounded_joints),
                   tuple(switches[s.name] for s in model.switches), last)
     return Outcome(new, tuple(moves), max(0.0, automatic + max(strokes)))
+
+
+def pose_args(model: ActionModel, setting: Setting) -> tuple[str, ...]:
+    """Return a setting as the ``POSE`` reply's arguments: ``HOLDER:+90``, ``COVER:OPEN``."""
+    joints = [f"{name.upper()}:{angle:+d}" for name, angle in
+              zip(model.bounded_joints, setting.joints)]
+    switches = [f"{s.name.upper()}:{p.upper()}" for s, p in zip(model.switches, setting.switches)]
+    return tuple(joints + switches)
+
+
+def setting_of_pose(model: ActionModel, args: tuple[str, ...]) -> Setting:
+    """Return the setting a ``POSE`` reply's arguments describe.
+
+    Raises:
+        RigModelError: a joint or switch the model lacks, or a value it cannot take.
+    """
+    found = dict(a.lower().split(":", 1) for a in args if ":" in a)
+    try:
+        joints = tuple(int(found[name]) for name in model.bounded_joints)
+        switches = tuple(found[s.name] for s in model.switches)
+    except (KeyError, ValueError) as err:
+        raise RigModelError(f"the rig's pose {' '.join(args)} does not fit the model "
+                            f"{model.source} ({err}): choose the rig's own model") from err
+    for switch, position in zip(model.switches, switches):
+        if position not in switch.positions:
+            raise RigModelError(f"the rig's {switch.name} is {position}, which model "
+                                f"{model.source} does not know")
+    return Setting(joints, switches)
 
 
 def _degrees(angle: int) -> str:

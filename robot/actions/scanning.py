@@ -30,7 +30,7 @@ from cubebot.robot.errors import ImpossibleActionError, RigModelError
 from cubebot.solver.geometry import check_size, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
 
-__all__ = ["ScanLook", "ScanPlan", "plan_scan"]
+__all__ = ["ScanLook", "ScanPlan", "plan_scan", "homing_actions"]
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +160,19 @@ def _home(model: ActionModel, start: _Node, size: int) -> tuple[float, list[Acti
                                       _step(model, node, action, outcome, size), path + [action]))
     raise RigModelError(f"{model.source}: the rig cannot bring its joints home without turning "
                         "a layer; give it a way back (a joint's range, a switch's verbs)")
+
+
+def homing_actions(model: ActionModel, setting: Setting) -> tuple[list[Action], Orientation]:
+    """Return the cheapest actions that bring the mechanism from ``setting`` home without
+    turning a layer, and the reorientation they make (where a cube starting as ``START``
+    ends; compose with :meth:`Orientation.then`).
+
+    Raises:
+        RigModelError: the rig cannot get home without turning a layer.
+    """
+    start = _Node(setting, tuple(range(54)), START, ())
+    _, actions, node = _home(model, start, 3)
+    return actions, node.orientation
 
 
 def plan_scan(model: object, size: int = 3) -> ScanPlan:
