@@ -95,7 +95,12 @@ class RigInfo:
 
     def as_dict(self) -> dict[str, object]:
         """Return the handshake as a JSON-ready dict (the state as its word, the limits as
-        ``limits``: ``max_speed`` in rev/s, ``acceleration`` in rev/s², times in seconds)."""
+        ``limits``: ``max_speed`` in rev/s, ``acceleration`` in rev/s², times in seconds; an
+        action rig's ``kind`` and ``idle_off`` instead of motors and limits)."""
+        if self.is_action_rig:  # no motors: geometry and step limits do not apply
+            motor = ("faces", "steps_per_quarter", "microsteps", "parallel_opposite", "limits")
+            return {**{k: v for k, v in self.__dict__.items() if k not in motor},
+                    "state": self.state.value, "idle_off": self.limits.idle_off}
         return {**self.__dict__, "state": self.state.value, "limits": self.limits.as_dict()}
 
 

@@ -238,6 +238,17 @@ def _rig_cube(rig: Rig) -> Optional[str]:
         return None
 
 
+def _action_pose(rig: Rig) -> dict[str, object]:
+    """Return how an action rig's cube sits and its joints stand, where it says."""
+    found: dict[str, object] = {}
+    for key, ask in (("orientation", rig.orientation), ("pose", lambda: " ".join(rig.pose()))):
+        try:
+            found[key] = ask()
+        except ProtocolError:
+            continue
+    return found
+
+
 def _stop(args: argparse.Namespace) -> int:
     if args.estop:
         send_estop_now(args.port, args.baud)  # first of all: the rig may be mid-turn
@@ -305,6 +316,8 @@ def _rig_info(args: argparse.Namespace) -> int:
             info: dict[str, object] = rig.info.as_dict()
             info.update(rig.job().as_dict())
             info["facelets"] = _rig_cube(rig)
+            if rig.info.is_action_rig:
+                info.update(_action_pose(rig))
     except PortBusyError as busy:
         # another program streams to it: its own account, without touching the rig
         held = ask_holder(args.port, "status")
