@@ -493,7 +493,8 @@ class Rig:
                     f"{status.state}, not a stopped job of these actions (job {wanted}); "
                     "nothing was sent. Re-scan the cube and stream them without --resume")
             resumed = self._command("RESUME", wanted)
-            frames = [("ACT", (t.upper(),)) for t in texts][status.done:]
+            frames: list[tuple[str, tuple[str, ...]]] = \
+                [("ACT", (t.upper(),)) for t in texts][status.done:]
             job = self._new_job(frames, [1] * len(frames))
             job.job_id, job.d0 = wanted, resumed.rig_done
             job.first_slot, job.moves_before = status.done, status.done

@@ -27,6 +27,7 @@ from cubebot.robot import (
     EmergencyStopError,
     Faults,
     JobStatus,
+    NoJobError,
     PortBusyError,
     ProtocolError,
     Rig,
@@ -107,8 +108,10 @@ def _stream(args: argparse.Namespace) -> int:
     text = format_moves(moves)
     with interrupts_raise(), Rig(args.port, model=args.rig, timeout=args.timeout,
                                  baudrate=args.baud) as rig:
+        actions: Optional[list[str]] = None
+        seconds = 0.0
         if args.resume and rig.info is not None and rig.info.is_action_rig:
-            actions, seconds = _recorded_actions(rig), 0.0
+            actions = _recorded_actions(rig)
         else:
             planned = _planned_actions(rig, moves)
             actions, seconds = planned if planned is not None else (None, 0.0)
