@@ -1,0 +1,72 @@
+/* The servos' pulses: Timer5 in fast PWM mode 14 (TOP = ICR5), prescaler 8 (2 MHz ticks), a
+ * period of SERVO_PERIOD_US. The hardware sets OC5A and OC5B at the period's start and clears
+ * each at its compare match, so the pulses cost no interrupt and no jitter; OCR5A/B are double
+ * buffered (taken at the period's start), so a new width never cuts a pulse.
+ *
+ * The outputs are connected and disconnected (COM bits) only in the compare-C interrupt, which
+ * comes after the longest pulse has ended and before the next period starts: the first pulse
+ * after power-on and the last before power-off are whole. Disconnected, the pins are driven low
+ * (PORTL bits cleared), which a servo reads as "no signal". Timer1, the stepper build's timer,
+ * is left to the action sequencer's tick.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+
+#include "config.h"
+#include "pins.h"
+#include "servo.h"
+
+#define TICKS_PER_US (F_CPU / 8UL / 1000000UL)
+#define PERIOD_TICKS ((uint16_t)(SERVO_PERIOD_US * TICKS_PER_US))
+#define SWITCH_US 2600U             /* after every pulse: where outputs are (dis)connected */
+#define SERVO_MASK ((1 << HOLDER_BIT) | (1 << TOP_BIT))
+#define COM_BITS ((1 << COM5A1) | (1 << COM5B1))
+
+_Static_assert(TICKS_PER_US == 2, "the servo timer expects 2 ticks a microsecond");
+_Static_assert(HOLDER_HOME_US + HOLDER_US_PER_90 * (HOLDER_MAX_DEG / 90) < SWITCH_US
+               && TOP_FLIP_US < SWITCH_US && TOP_OPEN_US < SWITCH_US
+               && TOP_CLOSED_US < SWITCH_US,
+               "every pulse must end before the outputs are switched (SWITCH_US)");
+_Static_assert(HOLDER_HOME_US > HOLDER_US_PER_90 * (-HOLDER_MIN_DEG / 90) + 500U,
+               "the holder's pulse at its lowest angle must stay above 500 us");
+
+static volatile uint8_t wanted;
+
+void servo_init(void) {
+    SERVO_PORT &= (uint8_t)~SERVO_MASK;        /* low: no pulses, the servos limp */
+    SERVO_DDR |= SERVO_MASK;
+    wanted = 0;
+    TCCR5A = (1 << WGM51);                     /* mode 14, outputs disconnected */
+    TCCR5B = (1 << WGM53) | (1 << WGM52) | (1 << CS51);
+    ICR5 = PERIOD_TICKS - 1;
+    OCR5C = SWITCH_US * TICKS_PER_US;
+    servo_set(SERVO_HOLDER, HOLDER_HOME_US);
+    servo_set(SERVO_TOP, TOP_OPEN_US);
+}
+
+void servo_set(uint8_t servo, uint16_t us) {
+    uint16_t ticks = (uint16_t)(us * TICKS_PER_US - 1);   /* high for OCR + 1 ticks */
+    if (servo == SERVO_HOLDER) OCR5A = ticks;
+    else OCR5B = ticks;
+}
+
+void servo_power(uint8_t on) {
+    wanted = on;
+    TIFR5 = (1 << OCF5C);                      /* the next compare C, not a stale one */
+    TIMSK5 |= (1 << OCIE5C);
+}
+
+void servo_off_now(void) {
+    wanted = 0;
+    TIMSK5 &= (uint8_t)~(1 << OCIE5C);
+    TCCR5A &= (uint8_t)~COM_BITS;
+    SERVO_PORT &= (uint8_t)~SERVO_MASK;
+}
+
+uint8_t servo_powered(void) { return wanted; }
+
+ISR(TIMER5_COMPC_vect) {
+    if (wanted) TCCR5A |= COM_BITS;
+    else TCCR5A &= (uint8_t)~COM_BITS;
+    TIMSK5 &= (uint8_t)~(1 << OCIE5C);
+}
