@@ -354,7 +354,8 @@ def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
     """Return the flipper actions (``docs/rigs.md``: ``flip``, ``spin+90``, ``turn-180``...)
     that servo pulse widths show, from a trace of the harness (:meth:`AvrRig.servo_pulses`).
 
-    The rig starts at home (holder at 0 degrees, cover open). A change of the holder's angle is
+    The rig starts at home (holder at 0 degrees, cover open). A change of the holder's angle
+    (its width from home, times ``HOLDER_SIGN``) is
     a ``turn`` when the top servo holds the cover closed, else a ``spin``, by the angle it
     moved; the top servo reaching its flip position is a ``flip``. Positions come from
     ``config.h``; the end of a pulse train (``us`` 0) moves nothing.
@@ -364,6 +365,7 @@ def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
             short), naming the servo, the width and the time.
     """
     home, per_90 = config_int("HOLDER_HOME_US"), config_int("HOLDER_US_PER_90")
+    sign = config_int("HOLDER_SIGN")
     top_positions = {"open": config_int("TOP_OPEN_US"), "closed": config_int("TOP_CLOSED_US"),
                      "flip": config_int("TOP_FLIP_US")}
     holder, top = 0, "open"
@@ -377,10 +379,10 @@ def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
             if abs(width - (home + quarters * per_90)) > SERVO_TOLERANCE_US:
                 raise ValueError(f"holder pulse of {width} us at {entry['t_us']} us is at no "
                                  f"quarter turn ({home} us is home, {per_90} us a quarter)")
-            if quarters != holder:
+            if sign * quarters != holder:
                 verb = "turn" if top == "closed" else "spin"
-                actions.append(f"{verb}{(quarters - holder) * 90:+d}")
-                holder = quarters
+                actions.append(f"{verb}{(sign * quarters - holder) * 90:+d}")
+                holder = sign * quarters
         else:
             near = [name for name, us in top_positions.items()
                     if abs(width - us) <= SERVO_TOLERANCE_US]

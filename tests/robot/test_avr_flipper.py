@@ -35,8 +35,12 @@ IDLE_US = config_int("IDLE_OFF_MS") * 1000
 PERIOD_US = config_int("SERVO_PERIOD_US")
 HOLDER_HOME_US = config_int("HOLDER_HOME_US")
 HOLDER_US_PER_90 = config_int("HOLDER_US_PER_90")
-LOWEST_US = HOLDER_HOME_US + HOLDER_US_PER_90 * config_int("HOLDER_MIN_DEG") // 90
-HIGHEST_US = HOLDER_HOME_US + HOLDER_US_PER_90 * config_int("HOLDER_MAX_DEG") // 90
+#: the holder's pulse at +90 and -90 degrees (HOLDER_SIGN: which way a longer pulse turns it)
+PLUS_90_US = HOLDER_HOME_US + config_int("HOLDER_SIGN") * HOLDER_US_PER_90
+MINUS_90_US = HOLDER_HOME_US - config_int("HOLDER_SIGN") * HOLDER_US_PER_90
+_REACH = [HOLDER_HOME_US + config_int("HOLDER_SIGN") * HOLDER_US_PER_90 * config_int(name) // 90
+          for name in ("HOLDER_MIN_DEG", "HOLDER_MAX_DEG")]
+LOWEST_US, HIGHEST_US = min(_REACH), max(_REACH)
 TOP_US = {config_int(name) for name in ("TOP_OPEN_US", "TOP_CLOSED_US", "TOP_FLIP_US")}
 SCRAMBLE = "R U2 F' D"
 
@@ -156,8 +160,8 @@ def test_the_servo_decoder_reads_turns_spins_and_flips() -> None:
     def at(servo: str, us: int, t: int) -> dict[str, Any]:
         return {"servo": servo, "us": us, "period_us": PERIOD_US, "t_us": t}
     closed, open_, flip = (config_int(n) for n in ("TOP_CLOSED_US", "TOP_OPEN_US", "TOP_FLIP_US"))
-    pulses = [at("TOP", closed, 1), at("HOLDER", HIGHEST_US, 2), at("TOP", open_, 3),
-              at("HOLDER", LOWEST_US, 4), at("TOP", flip, 5), at("TOP", open_, 6),
+    pulses = [at("TOP", closed, 1), at("HOLDER", PLUS_90_US, 2), at("TOP", open_, 3),
+              at("HOLDER", MINUS_90_US, 4), at("TOP", flip, 5), at("TOP", open_, 6),
               {"servo": "TOP", "us": 0, "t_us": 7}]
     assert actions_from_servos(pulses) == ["turn+90", "spin-180", "flip"]
     with pytest.raises(ValueError, match="holder pulse of 1234 us"):
@@ -232,7 +236,7 @@ def test_stop_finishes_the_action_in_progress_and_drops_the_rest(board: AvrRig,
     _trains_stopped(board)
     assert board.servo_actions() == ["turn+90", "flip"]
     holder = [p for p in board.servo_pulses() if p["servo"] == "HOLDER" and p["us"]]
-    assert holder[-1]["us"] == HIGHEST_US  # the layer turn was made whole
+    assert holder[-1]["us"] == PLUS_90_US  # the layer turn was made whole
 
 
 @needs_toolchain
@@ -247,7 +251,7 @@ def test_an_emergency_stop_cuts_the_pulses_at_once(board: AvrRig, wire: Wire) ->
     assert notices and notices[0].fields.get("OUT") == "1"  # the layer was cut short
     pulses = _trains_stopped(board)
     holder_moved = next(p["t_us"] for p in pulses if p["servo"] == "HOLDER"
-                        and p["us"] == HIGHEST_US)
+                        and p["us"] == PLUS_90_US)
     stopped = max(p["t_us"] for p in pulses if p["us"] == 0)
     # mid-turn: long before the turn's 0.8 s, its release and the idle time would have ended
     assert stopped - holder_moved < config_int("TURN_MS") * 1000

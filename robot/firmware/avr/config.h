@@ -45,8 +45,10 @@
 /* hobby servos: a pulse every 20 ms (50 Hz), its width the position */
 #define SERVO_PERIOD_US 20000U
 #define HOLDER_HOME_US 1500U        /* the holder at home (0 degrees) */
-#define HOLDER_US_PER_90 500U       /* -90..+90 degrees = 1000..2000 us; + is clockwise seen
-                                       from above (the front goes to the left) */
+#define HOLDER_US_PER_90 500U       /* -90..+90 degrees = 1000..2000 us */
+#define HOLDER_SIGN 1               /* 1: a longer pulse turns the holder clockwise seen from
+                                       above (+ in the action strings: the front goes to the
+                                       left); -1 for a servo that turns the other way */
 #define HOLDER_MIN_DEG -90          /* the holder's range from home; further is BADACT RANGE */
 #define HOLDER_MAX_DEG 90
 #define TOP_OPEN_US 1500U           /* the top servo: cover open (home; the cube can turn over) */
@@ -71,6 +73,9 @@
 #ifdef RIG_KIND_FLIPPER
 #if HOLDER_MIN_DEG > 0 || HOLDER_MAX_DEG < 0 || HOLDER_MIN_DEG % 90 || HOLDER_MAX_DEG % 90
 #error "the holder's range must hold home and be whole quarter turns"
+#endif
+#if HOLDER_SIGN != 1 && HOLDER_SIGN != -1
+#error "HOLDER_SIGN is 1 or -1"
 #endif
 #if RELEASE_MS > COVER_MS
 #error "the release overlaps the cover's opening: it must not be longer"

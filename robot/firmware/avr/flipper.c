@@ -101,8 +101,8 @@ static void step(void) {
             return;
         }
         holder = (int8_t)(holder + s->quarters);
-        servo_set(SERVO_HOLDER,
-                  (uint16_t)((int16_t)HOLDER_HOME_US + holder * (int16_t)HOLDER_US_PER_90));
+        servo_set(SERVO_HOLDER, (uint16_t)((int16_t)HOLDER_HOME_US
+                                           + HOLDER_SIGN * holder * (int16_t)HOLDER_US_PER_90));
         wait_left = stroke_ms(s->verb == VERB_TURN ? TURN_MS : SPIN_MS, s->quarters);
         return;
     case STROKING:

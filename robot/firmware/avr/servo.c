@@ -23,12 +23,14 @@
 #define COM_BITS ((1 << COM5A1) | (1 << COM5B1))
 
 _Static_assert(TICKS_PER_US == 2, "the servo timer expects 2 ticks a microsecond");
-_Static_assert(HOLDER_HOME_US + HOLDER_US_PER_90 * (HOLDER_MAX_DEG / 90) < SWITCH_US
+#define HOLDER_REACH_US (HOLDER_US_PER_90 * (HOLDER_MAX_DEG > -HOLDER_MIN_DEG \
+                         ? HOLDER_MAX_DEG / 90 : -HOLDER_MIN_DEG / 90))
+_Static_assert(HOLDER_HOME_US + HOLDER_REACH_US < SWITCH_US
                && TOP_FLIP_US < SWITCH_US && TOP_OPEN_US < SWITCH_US
                && TOP_CLOSED_US < SWITCH_US,
                "every pulse must end before the outputs are switched (SWITCH_US)");
-_Static_assert(HOLDER_HOME_US > HOLDER_US_PER_90 * (-HOLDER_MIN_DEG / 90) + 500U,
-               "the holder's pulse at its lowest angle must stay above 500 us");
+_Static_assert(HOLDER_HOME_US > HOLDER_REACH_US + 500U,
+               "the holder's shortest pulse must stay above 500 us");
 
 static volatile uint8_t wanted;
 
