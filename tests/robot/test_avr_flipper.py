@@ -58,7 +58,7 @@ class Wire:
     def close(self) -> None:
         self.serial.close()
 
-    def _answer(self, tag: str, seconds: float = 1.0) -> Frame:
+    def answer(self, tag: str, seconds: float = 1.0) -> Frame:
         """Return the frame tagged ``tag``; frames the rig sends unasked are kept in
         ``unasked``. Raises TimeoutError when none comes within ``seconds``."""
         deadline = time.monotonic() + seconds
@@ -74,13 +74,13 @@ class Wire:
         self.queries += 1
         tag = f"Q{self.queries}"
         self.serial.write(encode(Frame(tag, word)))
-        return self._answer(f"R{self.queries}")
+        return self.answer(f"R{self.queries}")
 
     def command(self, word: str, *args: str) -> Frame:
         """Return the answer to the sequenced frame ``word args``; the next number is used only
         when it was accepted (a refusal leaves N where it was)."""
         self.serial.write(encode(Frame(f"S{self.seq}", word, args)))
-        answer = self._answer(f"A{self.seq}")
+        answer = self.answer(f"A{self.seq}")
         if answer.word == "OK":
             self.seq += 1
         return answer
@@ -169,7 +169,7 @@ def test_the_servo_decoder_reads_turns_spins_and_flips() -> None:
 
 
 @needs_toolchain
-def test_a_plan_sent_as_act_frames_is_what_the_servos_do_and_solves_the_cube(
+def test_a_plan_sent_as_act_frames_is_what_the_servos_do_at_50_hz_until_idle_and_solves_the_cube(
         board: AvrRig, wire: Wire) -> None:
     moves = parse_moves(SCRAMBLE)
     cube = Cube.solved(3).apply(moves)
@@ -197,12 +197,19 @@ def test_a_plan_sent_as_act_frames_is_what_the_servos_do_and_solves_the_cube(
     # start with the first period after the action did, and stop at a period's end
     ran = (max(p["t_us"] for p in ends) - IDLE_US - widths[0]["t_us"]) / 1e6
     assert plan.seconds - 2 * PERIOD_US / 1e6 <= ran <= plan.seconds + PERIOD_US / 1e6
+    # the last action is a layer turn: its release ends TURN_MS + RELEASE_MS after the holder
+    # was sent, and the pulses stop IDLE later (a new width shows at the next period)
+    assert plan.strings[-1] == "turn+90"
+    last_turn = max(p["t_us"] for p in widths if p["servo"] == "HOLDER")
+    idle = min(p["t_us"] for p in ends) - last_turn - 1000 * (config_int("TURN_MS")
+                                                               + config_int("RELEASE_MS"))
+    assert IDLE_US - 2 * PERIOD_US <= idle <= IDLE_US + PERIOD_US
 
 
 @needs_toolchain
-def test_an_action_is_judged_where_the_queue_leaves_the_holder_and_a_refusal_moves_nothing(
+def test_an_action_is_judged_where_the_queue_leaves_the_holder_refusals_and_repeats_move_nothing(
         board: AvrRig, wire: Wire) -> None:
-    wire.command("JOB", "0000F11F", "2")
+    wire.command("JOB", "0000F11F", "3")
     assert wire.command("ACT", "TURN+90").word == "OK"  # the cover closes first: holder at 0
     refused = wire.command("ACT", "SPIN+90")  # ...but the queue leaves it at +90
     assert (refused.word, refused.args, refused.fields["WHY"], refused.fields["JOINT"]) == \
@@ -214,9 +221,15 @@ def test_an_action_is_judged_where_the_queue_leaves_the_holder_and_a_refusal_mov
     move = wire.command("MOVE", "R")
     assert (move.args, move.fields["WORD"]) == (("BADCMD",), "MOVE")
     assert wire.command("ACT", "SPIN-180").word == "OK"  # a floor: in range, accepted
+    flip = encode(Frame(f"S{wire.seq}", "ACT", ("FLIP",)))
+    wire.serial.write(flip)
+    first = wire.answer(f"A{wire.seq}")
+    wire.serial.write(flip)  # a repeat (its answer was lost, say): answered, never run again
+    assert wire.answer(f"A{wire.seq}") == first and first.word == "OK"
+    wire.seq += 1
     wire.wait_idle()
     _trains_stopped(board)
-    assert board.servo_actions() == ["turn+90", "spin-180"]
+    assert board.servo_actions() == ["turn+90", "spin-180", "flip"]
 
 
 @needs_toolchain

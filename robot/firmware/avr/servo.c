@@ -1,11 +1,14 @@
 /* The servos' pulses: Timer5 in fast PWM mode 14 (TOP = ICR5), prescaler 8 (2 MHz ticks), a
  * period of SERVO_PERIOD_US. The hardware sets OC5A and OC5B at the period's start and clears
- * each at its compare match, so the pulses cost no interrupt and no jitter; OCR5A/B are double
- * buffered (taken at the period's start), so a new width never cuts a pulse.
+ * each at its compare match, so the pulses cost no interrupt and no jitter.
  *
- * The outputs are connected and disconnected (COM bits) only in the compare-C interrupt, which
- * comes after the longest pulse has ended and before the next period starts: the first pulse
- * after power-on and the last before power-off are whole. Disconnected, the pins are driven low
+ * New widths and the outputs' connection (COM bits) are written only in the compare-C
+ * interrupt, which comes after the longest pulse has ended and before the next period starts:
+ * the first pulse after power-on and the last before power-off are whole, and a new width never
+ * cuts or doubles a pulse. The chip double-buffers OCR5A/B in this mode, which would be enough
+ * on a board; simavr 1.6 does not (a width written between the old and the new compare value
+ * drew a second, short pulse: 445 us in the trace), and a timer written late is a board's
+ * hazard too, so the firmware does not lean on the buffering. Disconnected, the pins are driven low
  * (PORTL bits cleared), which a servo reads as "no signal". Timer1, the stepper build's timer,
  * is left to the action sequencer's tick.
  */
@@ -33,6 +36,12 @@ _Static_assert(HOLDER_HOME_US > HOLDER_REACH_US + 500U,
                "the holder's shortest pulse must stay above 500 us");
 
 static volatile uint8_t wanted;
+static volatile uint16_t width_ticks[2];      /* for OCR5A, OCR5B at the next compare C */
+
+static void at_next_switch(void) {
+    TIFR5 = (1 << OCF5C);                      /* the next compare C, not a stale one */
+    TIMSK5 |= (1 << OCIE5C);
+}
 
 void servo_init(void) {
     SERVO_PORT &= (uint8_t)~SERVO_MASK;        /* low: no pulses, the servos limp */
@@ -47,15 +56,14 @@ void servo_init(void) {
 }
 
 void servo_set(uint8_t servo, uint16_t us) {
-    uint16_t ticks = (uint16_t)(us * TICKS_PER_US - 1);   /* high for OCR + 1 ticks */
-    if (servo == SERVO_HOLDER) OCR5A = ticks;
-    else OCR5B = ticks;
+    /* interrupts off (the sequencer's tick, or start-up) */
+    width_ticks[servo] = (uint16_t)(us * TICKS_PER_US - 1);   /* high for OCR + 1 ticks */
+    at_next_switch();
 }
 
 void servo_power(uint8_t on) {
     wanted = on;
-    TIFR5 = (1 << OCF5C);                      /* the next compare C, not a stale one */
-    TIMSK5 |= (1 << OCIE5C);
+    at_next_switch();
 }
 
 void servo_off_now(void) {
@@ -68,6 +76,8 @@ void servo_off_now(void) {
 uint8_t servo_powered(void) { return wanted; }
 
 ISR(TIMER5_COMPC_vect) {
+    OCR5A = width_ticks[SERVO_HOLDER];         /* both pulses are over: safe to write */
+    OCR5B = width_ticks[SERVO_TOP];
     if (wanted) TCCR5A |= COM_BITS;
     else TCCR5A &= (uint8_t)~COM_BITS;
     TIMSK5 &= (uint8_t)~(1 << OCIE5C);
