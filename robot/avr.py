@@ -5,14 +5,14 @@ libsimavr (once, into the cache folder), starts the harness, and serves the firm
 real time, as :class:`~cubebot.robot.simulator.SimulatedRig` serves the Python firmware. The
 harness traces the pins (one JSON line per movement of one motor, per change of the drivers'
 ENABLE, per reset); :meth:`AvrRig.turns` reads the movements back as the face turns the motors
-made, the ground truth of what the rig did (the firmware itself does not know its cube). The flipper
-build (``AvrRig(kind="flipper")``, CUBOTino's two servos) is traced by its servos' pulse widths
-instead, and :meth:`AvrRig.servo_actions` reads them back as the action strings the servos
-performed (``docs/rigs.md``). The harness models the port's DTR line: with ``reset_on_open`` the chip resets when a host opens
-the port with DTR down, as a stock Arduino Mega does. The firmware's boot counter lives in a
-saved EEPROM. Builds are kept per digest of the sources, so a changed firmware is never served
-from an older build. The rig's constants are read from ``config.h`` (:func:`config`), never
-copied here.
+made, the ground truth of what the rig did (the firmware itself does not know its cube). The
+flipper build (``AvrRig(kind="flipper")``, CUBOTino's two servos) is traced by its servos' pulse
+widths instead, and :meth:`AvrRig.servo_actions` reads them back as the action strings the
+servos performed (``docs/rigs.md``). The harness models the port's DTR line: with
+``reset_on_open`` the chip resets when a host opens the port with DTR down, as a stock Arduino
+Mega does. The firmware's boot counter lives in a saved EEPROM. Builds are kept per kind and
+digest of the sources, so a changed firmware is never served from an older build. The rig's
+constants are read from ``config.h`` (:func:`config`), never copied here.
 """
 
 from __future__ import annotations

@@ -233,10 +233,10 @@ def test_an_action_is_judged_where_the_queue_leaves_the_holder_refusals_and_repe
 
 
 @needs_toolchain
-def test_stop_finishes_the_action_in_progress_and_drops_the_rest(board: AvrRig,
-                                                                 wire: Wire) -> None:
+def test_stop_finishes_the_action_in_progress_even_before_its_stroke_and_drops_the_rest(
+        board: AvrRig, wire: Wire) -> None:
     job = wire.stream(["turn+90", "flip", "turn-90", "flip"])
-    time.sleep(0.5)  # the cover has closed, the holder is turning the layer
+    time.sleep(0.1)  # the cover is closing: the holder has not begun the layer turn
     assert wire.command("STOP").word == "OK"
     wire.wait_idle()
     stopped = wire.query("JOB")
@@ -244,6 +244,8 @@ def test_stop_finishes_the_action_in_progress_and_drops_the_rest(board: AvrRig,
         ("STOPPED", "1", "0")
     assert wire.command("ACT", "FLIP").args == ("STOPPED",)
     assert wire.command("RESUME", job).word == "OK"
+    # the turn that was under way is where the rig judges from: the holder at +90
+    assert wire.command("ACT", "SPIN+90").fields.get("WHY") == "RANGE"
     assert wire.command("ACT", "FLIP").word == "OK"
     wire.wait_idle()
     _trains_stopped(board)
