@@ -217,9 +217,9 @@ void motion_estop(void) {
     if (phase == RELEASING) {                  /* the layer was turned: it counts */
         done_frames++;
         job_moves++;
-    } else if (phase != IDLE) {
+    } else if (phase == STROKING || phase == FLIPPING) {
         out_of_line = 1;                       /* a turn, spin or flip was cut short */
-    }
+    }                                          /* (a cover cut short moved no cube) */
     phase = IDLE;
     count = 0;
     planned = holder;                          /* where the holder was sent last */
