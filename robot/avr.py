@@ -6,11 +6,13 @@ real time, as :class:`~cubebot.robot.simulator.SimulatedRig` serves the Python f
 harness traces the pins (one JSON line per movement of one motor, per change of the drivers'
 ENABLE, per reset); :meth:`AvrRig.turns` reads the movements back as the face turns the motors
 made, the ground truth of what the rig did (the firmware itself does not know its cube). The
-harness models the port's DTR line: with ``reset_on_open`` the chip resets when a host opens
-the port with DTR down, as a stock Arduino Mega does. The firmware's boot counter lives in a
-saved EEPROM. Builds are kept per digest of the sources, so a changed firmware is never served
-from an older build. The rig's constants are read from ``config.h`` (:func:`config`), never
-copied here.
+flipper build (``AvrRig(kind="flipper")``, CUBOTino's two servos) is traced by its servos' pulse
+widths instead, and :meth:`AvrRig.servo_actions` reads them back as the action strings the
+servos performed (``docs/rigs.md``). The harness models the port's DTR line: with
+``reset_on_open`` the chip resets when a host opens the port with DTR down, as a stock Arduino
+Mega does. The firmware's boot counter lives in a saved EEPROM. Builds are kept per kind and
+digest of the sources, so a changed firmware is never served from an older build. The rig's
+constants are read from ``config.h`` (:func:`config`), never copied here.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from typing import IO, Any, Optional
 
 from cubebot.robot.errors import RigConnectionError
 from cubebot.robot.faults import Faults, FaultyLine
+from cubebot.robot.model import RigKind
 from cubebot.solver.notation import FACE_LETTERS, Move, parse_moves
 from cubebot.solver.tables import cache_dir
 
-__all__ = ["AvrRig", "AvrTurns", "FIRMWARE_SOURCE", "toolchain_missing", "build", "config"]
+__all__ = ["AvrRig", "AvrTurns", "FIRMWARE_SOURCE", "FIRMWARE_KINDS", "toolchain_missing", "build",
+           "config", "firmware_kind", "actions_from_servos"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,26 @@ def config_int(name: str) -> int:
         KeyError: no such define; ValueError: not a plain number.
     """
     return int(config()[name])
+
+
+#: The firmware's builds (``make KIND=``): a stepper per face, or the flipper's two servos.
+FIRMWARE_KINDS = ("stepper", "flipper")
+
+
+def firmware_kind(kind: str) -> str:
+    """Return the firmware build (``"stepper"`` or ``"flipper"``) that drives a rig of ``kind``:
+    a :class:`~cubebot.robot.model.RigKind` (``six-motor`` and ``five-motor`` are the stepper
+    build; the motors a build has are in ``config.h``) or a build's own name.
+
+    Raises:
+        ValueError: no firmware build drives that kind (naming the ones there are).
+    """
+    if kind in FIRMWARE_KINDS:
+        return str(kind)
+    if kind in (RigKind.SIX_MOTOR, RigKind.FIVE_MOTOR):
+        return "stepper"
+    raise ValueError(f"no AVR firmware for rig kind {str(kind)!r}: the builds are "
+                     f"{', '.join(FIRMWARE_KINDS)} (for six-motor, five-motor and flipper rigs)")
 
 
 def microsteps_per_quarter() -> int:
@@ -96,21 +120,25 @@ def source_digest() -> str:
 
 
 def build(folder: Optional[Path] = None, cube_size: int = 3,
-          test_hooks: bool = False) -> tuple[Path, Path]:
+          test_hooks: bool = False, kind: str = "stepper") -> tuple[Path, Path]:
     """Return the firmware (``rig.elf``) and the harness (``rigsim-avr``), built if needed;
-    ``test_hooks`` adds the ``HANG`` command the watchdog's test needs (never flash that one).
+    ``test_hooks`` adds the ``HANG`` command the watchdog's test needs (never flash that one);
+    ``kind`` chooses the build (:func:`firmware_kind`). The build folder is named by the kind,
+    the size, the hooks and the sources' digest.
 
     Raises:
+        ValueError: no firmware build for ``kind``.
         RigConnectionError: the toolchain is missing or the build failed (with its output).
     """
+    build_kind = firmware_kind(kind)
     missing = toolchain_missing()
     if missing:
         raise RigConnectionError(f"cannot build the AVR firmware: {missing}")
     hooks = "-hooks" if test_hooks else ""
-    out = folder or cache_dir() / f"avr-build-{cube_size}{hooks}-{source_digest()}"
+    out = folder or cache_dir() / f"avr-build-{build_kind}-{cube_size}{hooks}-{source_digest()}"
     done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_SOURCE), f"BUILD={out}",
-                           f"CUBE_SIZE={cube_size}", f"TEST_HOOKS={int(test_hooks)}", "all",
-                           "sim"], capture_output=True, text=True)
+                           f"CUBE_SIZE={cube_size}", f"TEST_HOOKS={int(test_hooks)}",
+                           f"KIND={build_kind}", "all", "sim"], capture_output=True, text=True)
     if done.returncode != 0:
         raise RigConnectionError(f"building the AVR firmware failed:\n{done.stdout}{done.stderr}")
     return out / "rig.elf", out / "rigsim-avr"
@@ -138,16 +166,20 @@ class AvrRig:
     opened with DTR down, ``faults.boot_delay`` the seconds its bootloader then takes); ``seed``
     makes its faults repeatable; ``trace`` keeps the pin trace at that path (default: a
     temporary file, removed on :meth:`close`); ``test_hooks`` runs the build with the ``HANG``
-    command.
+    command; ``kind`` chooses the build: ``"stepper"`` (the default; or ``six-motor``,
+    ``five-motor``) or ``"flipper"`` (:func:`firmware_kind`), which speaks ``ACT`` frames
+    (``docs/protocol.md`` section 15) and is read back by :meth:`servo_actions`.
 
-    Raises (from :meth:`start`):
-        RigConnectionError: the toolchain is missing, the build failed, or the harness did not
-            start.
+    Raises:
+        ValueError: (from the constructor) no firmware build for ``kind``.
+        RigConnectionError: (from :meth:`start`) the toolchain is missing, the build failed, or
+            the harness did not start.
     """
 
     def __init__(self, cube_size: int = 3, faults: Faults = Faults(),
                  seed: Optional[int] = None, trace: Optional[Path] = None,
-                 test_hooks: bool = False) -> None:
+                 test_hooks: bool = False, kind: str = "stepper") -> None:
+        self.kind = firmware_kind(kind)
         self.cube_size = cube_size
         self.faults = faults
         self.seed = seed
@@ -173,7 +205,8 @@ class AvrRig:
 
     def start(self) -> "AvrRig":
         """Return this rig once the harness runs and its pty is known (see the class doc)."""
-        elf, harness = build(cube_size=self.cube_size, test_hooks=self.test_hooks)
+        elf, harness = build(cube_size=self.cube_size, test_hooks=self.test_hooks,
+                             kind=self.kind)
         command = [str(harness), str(elf), "--trace", str(self.trace_path), "--eeprom",
                    str(self.eeprom_path), "--boot-delay", str(round(self.faults.boot_delay * 1000))]
         if self.faults.reset_on_open:
@@ -264,6 +297,21 @@ class AvrRig:
         """Return the drivers' ENABLE changes so far: ``{"on", "driven", "t_us"}`` each."""
         return [entry for entry in self.trace() if entry.get("pin") == "EN"]
 
+    def servo_pulses(self) -> list[dict[str, Any]]:
+        """Return the servos' pulse trace so far (flipper build): ``{"servo", "us",
+        "period_us", "t_us"}`` when a servo's pulse width changed, ``{"servo", "us": 0, "t_us",
+        "pulses", "min_period_us", "max_period_us"}`` when its pulses stopped."""
+        return [entry for entry in self.trace() if "servo" in entry]
+
+    def servo_actions(self) -> list[str]:
+        """Return the flipper actions the servos performed so far, in order, read from their
+        pulse widths (:func:`actions_from_servos`).
+
+        Raises:
+            ValueError: a pulse width at no position of its servo.
+        """
+        return actions_from_servos(self.servo_pulses())
+
     def turns(self) -> AvrTurns:
         """Return the turns the motors made so far, from the trace of STEP pulses."""
         movements = self.movements()
@@ -296,3 +344,52 @@ def _slot_of(group: list[dict[str, Any]]) -> tuple[tuple[Move, ...], bool]:
             suffix = "2" if quarters == 2 else ("'" if movement["steps"] < 0 else "")
             moves.extend(parse_moves(movement["motor"] + suffix))
     return tuple(moves), whole
+
+
+#: How far a pulse may be from a position's width and still be at that position (microseconds).
+SERVO_TOLERANCE_US = 20
+
+
+def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
+    """Return the flipper actions (``docs/rigs.md``: ``flip``, ``spin+90``, ``turn-180``...)
+    that servo pulse widths show, from a trace of the harness (:meth:`AvrRig.servo_pulses`).
+
+    The rig starts at home (holder at 0 degrees, cover open). A change of the holder's angle
+    (its width from home, times ``HOLDER_SIGN``) is
+    a ``turn`` when the top servo holds the cover closed, else a ``spin``, by the angle it
+    moved; the top servo reaching its flip position is a ``flip``. Positions come from
+    ``config.h``; the end of a pulse train (``us`` 0) moves nothing.
+
+    Raises:
+        ValueError: a width at no position of its servo (e.g. a pulse an emergency stop cut
+            short), naming the servo, the width and the time.
+    """
+    home, per_90 = config_int("HOLDER_HOME_US"), config_int("HOLDER_US_PER_90")
+    sign = config_int("HOLDER_SIGN")
+    top_positions = {"open": config_int("TOP_OPEN_US"), "closed": config_int("TOP_CLOSED_US"),
+                     "flip": config_int("TOP_FLIP_US")}
+    holder, top = 0, "open"
+    actions: list[str] = []
+    for entry in sorted(pulses, key=lambda e: e["t_us"]):
+        width = int(entry["us"])
+        if width == 0:
+            continue
+        if entry["servo"] == "HOLDER":
+            quarters = round((width - home) / per_90)
+            if abs(width - (home + quarters * per_90)) > SERVO_TOLERANCE_US:
+                raise ValueError(f"holder pulse of {width} us at {entry['t_us']} us is at no "
+                                 f"quarter turn ({home} us is home, {per_90} us a quarter)")
+            if sign * quarters != holder:
+                verb = "turn" if top == "closed" else "spin"
+                actions.append(f"{verb}{(sign * quarters - holder) * 90:+d}")
+                holder = sign * quarters
+        else:
+            near = [name for name, us in top_positions.items()
+                    if abs(width - us) <= SERVO_TOLERANCE_US]
+            if not near:
+                raise ValueError(f"top pulse of {width} us at {entry['t_us']} us is at no "
+                                 f"position ({top_positions})")
+            if near[0] == "flip" and top != "flip":
+                actions.append("flip")
+            top = near[0]
+    return actions

@@ -8,6 +8,15 @@
  *   STOP      2, a button to GND, active low, internal pull-up (PORTE bit 4, INT4)
  *   LED       13 (PORTB bit 7)
  *
+ * The flipper build (make KIND=flipper) has no steppers; its two hobby servos take Timer5's
+ * hardware PWM, a timer the stepper code never touches (Timer1 keeps the 1 ms tick):
+ *
+ *   HOLDER servo signal  46 (OC5A, PORTL bit 3)
+ *   TOP servo signal     45 (OC5B, PORTL bit 4)   the cover and the flipper
+ *
+ * Both are driven low (no pulses: the servos limp) until the first action. Power the servos
+ * from their own 5-6 V supply and join its ground to the Mega's.
+ *
  * A RAMPS-style shield routes its sockets to other pins: wire each driver's STEP and DIR to
  * the pins above (jumper wires from the AUX headers), or change the port macros here.
  */
@@ -31,5 +40,9 @@
 #define LED_PORT PORTB
 #define LED_DDR DDRB
 #define LED_BIT 7
+#define SERVO_PORT PORTL
+#define SERVO_DDR DDRL
+#define HOLDER_BIT 3                /* OC5A */
+#define TOP_BIT 4                   /* OC5B */
 
 #endif

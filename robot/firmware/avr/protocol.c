@@ -22,6 +22,11 @@
 
 #define REPLY_MAX 56                /* "$A65535 OK N=65535 D=65535 L=8 B=FFFF*XXXXXXXX\n" */
 #define WORDS_MAX 8
+#ifdef RIG_KIND_FLIPPER
+#define CODE_MAX 32                 /* "BADACT WHY=RANGE JOINT=HOLDER" */
+#else
+#define CODE_MAX 28                 /* "QUEUE_FULL DEPTH=8", "BADSLOT WHY=ADJACENT" */
+#endif
 
 typedef struct { uint16_t seq; uint32_t check; uint8_t used; char text[REPLY_MAX]; } replay_t;
 
@@ -76,6 +81,14 @@ static void answer_query(const char *tag, const char *word) {
     if (!strcmp(word, "HELLO"))
         snprintf(body, sizeof body, "R%s HELLO PROTO=%d FW=%s STATE=%s RST=%s%s", tag,
                  PROTOCOL_VERSION, FIRMWARE_VERSION, state_word(), job_reset_cause(), tail);
+#ifdef RIG_KIND_FLIPPER
+    /* an action rig: its kind, and only IDLE (its speeds are the host's model, section 15.1) */
+    else if (!strcmp(word, "RIG"))
+        snprintf(body, sizeof body, "R%s RIG KIND=%s QUEUE=%d SIZE=%d B=%s", tag, RIG_KIND,
+                 QUEUE_DEPTH, CUBE_SIZE, job_boot_id());
+    else if (!strcmp(word, "LIMITS"))
+        snprintf(body, sizeof body, "R%s LIMITS IDLE=%u B=%s", tag, IDLE_OFF_MS, job_boot_id());
+#else
     else if (!strcmp(word, "RIG"))
         snprintf(body, sizeof body, "R%s RIG FACES=%s STEPS=%d MICRO=%d QUEUE=%d PAR=%d SIZE=%d B=%s",
                  tag, RIG_FACES, STEPS_PER_QUARTER, MICROSTEPS, QUEUE_DEPTH,
@@ -84,6 +97,7 @@ static void answer_query(const char *tag, const char *word) {
         snprintf(body, sizeof body, "R%s LIMITS VMAX=%lu ACC=%lu IDLE=%u SETTLE=%u RATE=%lu B=%s",
                  tag, (unsigned long)MAX_SPEED_SPS, (unsigned long)ACCEL_SPS2, IDLE_OFF_MS,
                  SETTLE_MS, (unsigned long)MAX_STEP_RATE_HZ, job_boot_id());
+#endif
     else if (!strcmp(word, "STATUS"))
         snprintf(body, sizeof body, "R%s STATUS STATE=%s%s", tag, state_word(), tail);
     else if (!strcmp(word, "JOB"))
@@ -96,6 +110,44 @@ static void answer_query(const char *tag, const char *word) {
 }
 
 /* -- sequenced frames --------------------------------------------------------------------- */
+
+#ifdef RIG_KIND_FLIPPER
+/* "FLIP", "SPIN+90", "TURN-180" (docs/protocol.md 15.2, docs/rigs.md); 0 when it is not an
+   action of the flipper */
+static uint8_t parse_action(const char *a, slot_t *slot) {
+    const char *angle;
+    if (!strcmp(a, "FLIP")) {
+        slot->verb = VERB_FLIP;
+        slot->quarters = 0;
+        return 1;
+    }
+    if (!strncmp(a, "SPIN", 4)) slot->verb = VERB_SPIN;
+    else if (!strncmp(a, "TURN", 4)) slot->verb = VERB_TURN;
+    else return 0;
+    angle = a + 4;
+    int8_t sign = angle[0] == '+' ? 1 : angle[0] == '-' ? -1 : 0;
+    if (!sign) return 0;
+    if (!strcmp(angle + 1, "90")) slot->quarters = sign;
+    else if (!strcmp(angle + 1, "180")) slot->quarters = (int8_t)(2 * sign);
+    else return 0;
+    return 1;
+}
+
+/* returns 0 when accepted, else writes the refusal (code and fields); an action is judged
+   against the holder's angle the queued actions will leave (motion_push) */
+static uint8_t execute_act(char **args, uint8_t nargs, char *code, uint8_t size) {
+    slot_t slot;
+    if (nargs != 1) { snprintf(code, size, "BADCMD WORD=ACT"); return 1; }
+    if (!parse_action(args[0], &slot)) { snprintf(code, size, "BADACT WHY=UNKNOWN"); return 1; }
+    if (motion_estopped()) { snprintf(code, size, "ESTOP"); return 1; }
+    if (holding) { snprintf(code, size, "STOPPED"); return 1; }
+    uint8_t pushed = motion_push(&slot);  /* checks the stop again, with interrupts off */
+    if (pushed == PUSH_ESTOP) { snprintf(code, size, "ESTOP"); return 1; }
+    if (pushed == PUSH_RANGE) { snprintf(code, size, "BADACT WHY=RANGE JOINT=HOLDER"); return 1; }
+    if (pushed == PUSH_FULL) { snprintf(code, size, "QUEUE_FULL DEPTH=%d", QUEUE_DEPTH); return 1; }
+    return 0;
+}
+#else
 
 static int8_t face_index(char f) {
     const char *p = strchr(RIG_FACES, f);
@@ -157,12 +209,18 @@ static uint8_t execute_move(char **args, uint8_t nargs, char *code, uint8_t size
     if (pushed == PUSH_FULL) { snprintf(code, size, "QUEUE_FULL DEPTH=%d", QUEUE_DEPTH); return 1; }
     return 0;
 }
+#endif
 
 /* returns 0 when accepted (*next: the number expected after it), else writes the refusal */
 static uint8_t execute(const char *word, char **args, uint8_t nargs, char *code, uint8_t size,
                        uint16_t *next) {
+#ifdef RIG_KIND_FLIPPER
+    if (!strcmp(word, "ACT"))                  /* and MOVE is an unknown command (BADCMD) */
+        return execute_act(args, nargs, code, size);
+#else
     if (!strcmp(word, "MOVE"))
         return execute_move(args, nargs, code, size);
+#endif
     if (!strcmp(word, "CLEAR")) {
         if (!motion_clear_estop()) { snprintf(code, size, "ESTOP WHY=INPUT"); return 1; }
         holding = 0;
@@ -216,7 +274,7 @@ static uint8_t execute(const char *word, char **args, uint8_t nargs, char *code,
 
 static void answer_sequenced(uint16_t seq, uint32_t check, const char *word, char **args,
                              uint8_t nargs) {
-    char body[80], tail[40], code[28];
+    char body[80], tail[40], code[CODE_MAX];
     int16_t ahead = seq_after(seq, next_seq);
     if (ahead > 0) {                          /* a gap: ask for the one expected */
         protocol_resend();

@@ -29,6 +29,15 @@
  *   {"event": "reset", "cause": "EXT", "t_us"}            the chip was reset
  *   {"event": "race_in", "t_us"} / {"event": "estop_in", "t_us"}    a race's frame, its stop
  *   {"event": "button", "pressed": true, "t_us"}                       the stop button
+ *   {"servo": "HOLDER", "us": 1500, "period_us": 20000, "t_us"}
+ *                                     a servo's pulse width changed (by 2 us or more; the first
+ *                                     pulse of a train too, with period_us 0): its width in
+ *                                     microseconds, the time from the pulse before, and when it
+ *                                     rose. HOLDER is D46 (PL3, OC5A), TOP is D45 (PL4, OC5B)
+ *   {"servo": "TOP", "us": 0, "t_us", "pulses", "min_period_us", "max_period_us"}
+ *                                     the pulses stopped (none for 30 ms): when the last one
+ *                                     fell, how many the train had and its shortest and longest
+ *                                     period
  *
  * Commands on stdin, one a line: "press" and "release" (the stop button on D2), "reset" (the
  * reset pin), "race DELAY_US HEX" (feed the bytes HEX to the UART, then the emergency-stop
@@ -216,6 +225,75 @@ static void flush_rested(void) {
             flush_movement(m);
 }
 
+/* -- the servos' pulses, measured from their pins (the flipper build; Timer5's OC5A/OC5B) -- */
+#define SERVO_GAP_US 30000ULL           /* no pulse for this long: the train stopped */
+#define SERVO_CHANGE_US 2               /* a width this far from the last reported is new */
+typedef struct {
+    const char *name;
+    int high, running;
+    avr_cycle_count_t rise, fall, last_rise;
+    unsigned long long rise_us, fall_us;
+    long reported_us;
+    unsigned long pulses;
+    unsigned long long min_period, max_period;
+} servo_t;
+static servo_t servos[2] = { { .name = "HOLDER" }, { .name = "TOP" } };
+
+static void servo_edge(struct avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq;
+    servo_t *sv = &servos[(long)param];
+    int high = value & 1;
+    if (high == sv->high)
+        return;
+    sv->high = high;
+    unsigned per_us = (unsigned)(avr->frequency / 1000000ULL);
+    if (high) {
+        sv->rise = avr->cycle;
+        sv->rise_us = board_us();
+        return;
+    }
+    if (!sv->rise)
+        return;                          /* a fall without its rise: not a whole pulse */
+    sv->fall = avr->cycle;
+    sv->fall_us = board_us();
+    long width = (long)((sv->fall - sv->rise + per_us / 2) / per_us);
+    unsigned long long period = 0;
+    if (sv->running) {
+        period = (sv->rise - sv->last_rise + per_us / 2) / per_us;
+        if (!sv->min_period || period < sv->min_period) sv->min_period = period;
+        if (period > sv->max_period) sv->max_period = period;
+    } else {
+        sv->running = 1;
+        sv->pulses = 0;
+        sv->min_period = sv->max_period = 0;
+        sv->reported_us = 0;
+    }
+    sv->last_rise = sv->rise;
+    sv->pulses++;
+    long change = width - sv->reported_us;
+    if (change >= SERVO_CHANGE_US || change <= -SERVO_CHANGE_US) {
+        sv->reported_us = width;
+        if (trace)
+            fprintf(trace, "{\"servo\": \"%s\", \"us\": %ld, \"period_us\": %llu, "
+                           "\"t_us\": %llu}\n", sv->name, width, period, sv->rise_us);
+    }
+}
+
+/* report the trains that stopped (all still running, with at_exit) */
+static void servos_rested(int at_exit) {
+    unsigned long long us = board_us();
+    for (int i = 0; i < 2; i++) {
+        servo_t *sv = &servos[i];
+        if (!sv->running || (!at_exit && (sv->high || us - sv->fall_us < SERVO_GAP_US)))
+            continue;
+        sv->running = 0;
+        if (trace)
+            fprintf(trace, "{\"servo\": \"%s\", \"us\": 0, \"t_us\": %llu, \"pulses\": %lu, "
+                           "\"min_period_us\": %llu, \"max_period_us\": %llu}\n", sv->name,
+                    sv->fall_us, sv->pulses, sv->min_period, sv->max_period);
+    }
+}
+
 /* -- the drivers' ENABLE, sampled from the registers -------------------------------------- */
 
 static int enable_state = -1;           /* bit 0: on, bit 1: driven */
@@ -243,6 +321,10 @@ static void reset_chip(const char *cause, int flag_bit) {
     for (int m = 0; m < 6; m++)
         flush_movement(m);
     avr_reset(avr);
+    for (int i = 0; i < 2; i++) {        /* the pins float: a pulse in flight is lost */
+        servos[i].high = 0;
+        servos[i].rise = 0;
+    }
     avr->data[MCUSR_ADDR] = (uint8_t)(1 << flag_bit);
     avr_raise_irq(stop_pin, 0);          /* the reset cleared the pin's register: the */
     avr_raise_irq(stop_pin, 1);          /* button's pull-up reads released again */
@@ -414,6 +496,9 @@ int main(int argc, char **argv) {
                             uart_xoff, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('A'), IOPORT_IRQ_PIN_ALL),
                             step_pins, NULL);
+    for (long i = 0; i < 2; i++)                  /* the servos: D46 (PL3), D45 (PL4) */
+        avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('L'), 3 + (int)i),
+                                servo_edge, (void *)i);
     uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     stop_pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('E'), 4);
     avr_raise_irq(stop_pin, 1);                   /* the button's pull-up: released */
@@ -461,6 +546,7 @@ int main(int argc, char **argv) {
         watch_enable();
         if (++slice % 10 == 0) {                      /* every millisecond */
             flush_rested();
+            servos_rested(0);
             watch_host();
             read_commands();
         }
@@ -472,6 +558,7 @@ int main(int argc, char **argv) {
     eeprom_io(eeprom_path, 1);
     for (int m = 0; m < 6; m++)
         flush_movement(m);
+    servos_rested(1);
     if (trace)
         fclose(trace);
     return 0;

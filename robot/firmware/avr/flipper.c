@@ -1,0 +1,265 @@
+/* The action queue and the flipper's sequencer (the flipper build's motion.h; motion.c is the
+ * stepper build's). Timer1 ticks every millisecond; servo.c makes the pulses.
+ *
+ * An action runs as phases, each a wait of whole milliseconds at the end of which the next
+ * servo position is set (a hobby servo moves by itself to the width it is given; the firmware
+ * only waits the time the rig's model gives it):
+ *
+ *   COVERING    the cover is moving to where the action needs it (closed for a turn, open
+ *               for a spin or a flip: the rig moves it by itself, docs/protocol.md 15.2)
+ *   STROKING    the holder is moving by the action's angle, or the top is at the flip
+ *               position
+ *   FLIPPING    the top is on its way back to open (the flip's second half)
+ *   RELEASING   after a turn, the holder releases the layer; when the next action needs the
+ *               cover open, the cover starts opening now, so the two overlap as on CUBOTino
+ *
+ * The action counts as done at the end of its last phase. The holder's angle is tracked twice:
+ * where it is commanded now, and where the queued actions will leave it -- the one ACT frames
+ * are judged against. Pulses start with the first action, stop IDLE_OFF_MS after the last, and
+ * stop at once on an emergency stop. State shared with the main loop is touched with interrupts
+ * off.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <util/atomic.h>
+
+#include "config.h"
+#include "motion.h"
+#include "pins.h"
+#include "servo.h"
+
+#define MS_TICKS ((uint16_t)(F_CPU / 8UL / 1000UL))    /* Timer1, prescaler 8 */
+#define MIN_QUARTERS (HOLDER_MIN_DEG / 90)
+#define MAX_QUARTERS (HOLDER_MAX_DEG / 90)
+
+enum { IDLE, COVERING, STROKING, FLIPPING, RELEASING };
+
+static slot_t queue[QUEUE_DEPTH];
+static volatile uint8_t head, count;           /* queue[head] is the action running (if any) */
+static volatile uint8_t phase;
+static volatile uint8_t held, estopped, out_of_line, notice;
+static int8_t holder;                          /* quarters from home, as commanded now */
+static int8_t planned;                         /* quarters once the queue is done */
+static uint8_t cover_closed;                   /* as commanded now */
+static uint16_t wait_left, cover_left, idle_left;
+static volatile uint16_t done_frames, job_moves;
+
+static uint16_t stroke_ms(uint16_t per_90, int8_t quarters) {
+    return (quarters == 2 || quarters == -2)
+        ? (uint16_t)((uint32_t)per_90 * HALF_TURN_PERCENT / 100U) : per_90;
+}
+
+static int8_t holder_change(const slot_t *s) {
+    return s->verb == VERB_FLIP ? 0 : s->quarters;
+}
+
+static void cover_to(uint8_t closed) {
+    if (cover_closed == closed)
+        return;
+    cover_closed = closed;
+    servo_set(SERVO_TOP, closed ? TOP_CLOSED_US : TOP_OPEN_US);
+    cover_left = COVER_MS;
+}
+
+/* interrupts off: the phase that ends now hands over to the next */
+static void step(void);
+
+static void start_next(void) {
+    servo_power(1);
+    phase = COVERING;
+    cover_to(queue[head].verb == VERB_TURN);
+    wait_left = 0;
+    step();
+}
+
+static void finish(void) {
+    done_frames++;
+    job_moves++;
+    if (++head == QUEUE_DEPTH)
+        head = 0;
+    count--;
+    if (count && !held) {
+        start_next();
+        return;
+    }
+    phase = IDLE;
+    idle_left = IDLE_OFF_MS;
+}
+
+static void step(void) {
+    const slot_t *s = &queue[head];
+    switch (phase) {
+    case COVERING:
+        if (cover_left) {                      /* the cover is still moving */
+            wait_left = cover_left;
+            return;
+        }
+        phase = STROKING;
+        if (s->verb == VERB_FLIP) {
+            servo_set(SERVO_TOP, TOP_FLIP_US);
+            wait_left = FLIP_MS / 2;
+            return;
+        }
+        holder = (int8_t)(holder + s->quarters);
+        servo_set(SERVO_HOLDER, (uint16_t)((int16_t)HOLDER_HOME_US
+                                           + HOLDER_SIGN * holder * (int16_t)HOLDER_US_PER_90));
+        wait_left = stroke_ms(s->verb == VERB_TURN ? TURN_MS : SPIN_MS, s->quarters);
+        return;
+    case STROKING:
+        if (s->verb == VERB_FLIP) {
+            phase = FLIPPING;
+            servo_set(SERVO_TOP, TOP_OPEN_US);
+            wait_left = FLIP_MS - FLIP_MS / 2;
+            return;
+        }
+        if (s->verb == VERB_TURN) {
+            phase = RELEASING;
+            wait_left = RELEASE_MS;
+            if (count > 1 && !held) {          /* the next action's cover opens meanwhile */
+                uint8_t next = (uint8_t)(head + 1 == QUEUE_DEPTH ? 0 : head + 1);
+                if (queue[next].verb != VERB_TURN)
+                    cover_to(0);
+            }
+            return;
+        }
+        finish();
+        return;
+    default:                                   /* FLIPPING, RELEASING: the action is made */
+        finish();
+        return;
+    }
+}
+
+void motion_init(void) {
+    servo_init();                              /* first: the servos' pins low, no pulses */
+    STOP_DDR &= (uint8_t)~(1 << STOP_BIT);     /* the stop button: input with pull-up */
+    STOP_PORT |= (1 << STOP_BIT);
+    TCCR1A = 0;
+    TCCR1B = (1 << WGM12) | (1 << CS11);       /* CTC, prescaler 8: the 1 ms tick */
+    OCR1A = MS_TICKS - 1;
+    TIMSK1 = (1 << OCIE1A);
+    EICRB = (EICRB & (uint8_t)~(3 << ISC40)) | (2 << ISC40);  /* INT4 on a falling edge */
+    EIFR = (1 << INTF4);
+    EIMSK |= (1 << INT4);
+    if (!(STOP_PIN & (1 << STOP_BIT)))         /* held at power-on: stopped from the start */
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { motion_estop(); }
+}
+
+uint8_t motion_push(const slot_t *slot) {
+    uint8_t result = PUSH_OK;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        int8_t after = (int8_t)(planned + holder_change(slot));
+        if (estopped) {
+            result = PUSH_ESTOP;
+        } else if (after < MIN_QUARTERS || after > MAX_QUARTERS) {
+            result = PUSH_RANGE;               /* judged where the queue leaves the holder */
+        } else if (count >= QUEUE_DEPTH) {
+            result = PUSH_FULL;
+        } else {
+            uint8_t tail = (uint8_t)(head + count);
+            if (tail >= QUEUE_DEPTH) tail = (uint8_t)(tail - QUEUE_DEPTH);
+            queue[tail] = *slot;
+            count++;
+            planned = after;
+            if (phase == IDLE && !held)
+                start_next();
+        }
+    }
+    return result;
+}
+
+uint8_t motion_length(void) {
+    uint8_t n;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = count; }
+    return n;
+}
+
+uint16_t motion_done(void) {
+    uint16_t n;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = done_frames; }
+    return n;
+}
+
+uint16_t motion_job_done(void) {
+    uint16_t n;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = job_moves; }
+    return n;
+}
+
+void motion_job_reset(void) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { job_moves = 0; }
+}
+
+void motion_drop_queued(void) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        /* the action running finishes; nothing after it. Its holder stroke may not have
+           begun yet (the cover still moving): the plan then still holds it */
+        count = phase == IDLE ? 0 : 1;
+        planned = holder;
+        if (phase == COVERING)
+            planned = (int8_t)(planned + holder_change(&queue[head]));
+    }
+}
+
+void motion_hold(uint8_t hold) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        held = hold;
+        if (!hold && phase == IDLE && count && !estopped)
+            start_next();
+    }
+}
+
+void motion_estop(void) {
+    /* from an interrupt, or with interrupts off */
+    if (estopped)
+        return;
+    servo_off_now();
+    if (phase == RELEASING) {                  /* the layer was turned: it counts */
+        done_frames++;
+        job_moves++;
+    } else if (phase == STROKING || phase == FLIPPING) {
+        out_of_line = 1;                       /* a turn, spin or flip was cut short */
+    }                                          /* (a cover cut short moved no cube) */
+    phase = IDLE;
+    count = 0;
+    planned = holder;                          /* where the holder was sent last */
+    wait_left = cover_left = idle_left = 0;
+    estopped = 1;
+    notice = 1;
+}
+
+uint8_t motion_estopped(void) { return estopped; }
+
+uint8_t motion_out_of_line(void) { return out_of_line; }
+
+uint8_t motion_take_estop_notice(void) {
+    uint8_t n;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = notice; notice = 0; }
+    return n;
+}
+
+uint8_t motion_clear_estop(void) {
+    if (!(STOP_PIN & (1 << STOP_BIT)))
+        return 0;                              /* the button is still pressed */
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { estopped = 0; out_of_line = 0; }
+    return 1;
+}
+
+uint8_t motion_drivers_on(void) { return servo_powered(); }
+
+ISR(INT4_vect) {
+    motion_estop();                            /* the stop button acts as the stop byte */
+}
+
+ISR(TIMER1_COMPA_vect) {
+    if (cover_left)
+        cover_left--;                          /* the cover moves alongside the phases */
+    if (phase == IDLE) {
+        if (idle_left && !--idle_left)         /* idle long enough: the servos limp */
+            servo_power(0);
+        return;
+    }
+    if (wait_left && --wait_left)
+        return;
+    step();
+}
