@@ -502,15 +502,14 @@ class Rig:
             return self._run(job, progress_function(progress), flow_control=True, wait=wait)
 
     def orientation(self) -> str:
-        """Return the cube's faces at an action rig's up and front positions (``"UF"`` at
-        home), as a simulated rig reports them.
+        """Return the cube's faces at an action rig's up and front positions (``"UF"`` as
+        loaded), as the rig's actions since its boot left them (``POSE``'s ``O=``).
 
         Raises:
-            ProtocolError: the rig does not say (a motor rig, or firmware that does not know
-                its cube).
+            ProtocolError: the rig does not say (a motor rig, or older firmware).
             RigTimeoutError, RigConnectionError, RigResetError.
         """
-        found = self._query("CUBE").fields.get("O")
+        found = self._query("POSE").fields.get("O")
         if found is None:
             raise ProtocolError(f"the rig at {self.url} does not report the cube's orientation")
         return found

@@ -79,10 +79,13 @@ def _rig_sim(args: argparse.Namespace) -> int:
 def _serve_avr(args: argparse.Namespace, faults: Faults) -> int:
     from cubebot.robot.avr import AvrRig
 
-    if args.facelets or args.time_scale != 1.0 or args.rig != "six-motor":
-        raise UsageError("--avr runs the real firmware: it has no --facelets, --time-scale or "
-                         "--rig (its geometry is in robot/firmware/avr/config.h)")
-    with AvrRig(cube_size=args.size, faults=faults, seed=args.seed, trace=args.trace) as avr:
+    if args.facelets or args.time_scale != 1.0 or args.rig not in ("six-motor", "flipper"):
+        raise UsageError("--avr runs the real firmware: it has no --facelets or --time-scale, "
+                         "and its builds are --rig six-motor (steppers) and --rig flipper (two "
+                         "servos; geometry and timings in robot/firmware/avr/config.h)")
+    kind = "flipper" if args.rig == "flipper" else "stepper"
+    with AvrRig(cube_size=args.size, faults=faults, seed=args.seed, trace=args.trace,
+                kind=kind) as avr:
         print(avr.port, flush=True)
         resets = " It resets whenever its port opens with DTR down." \
             if faults.reset_on_open else ""
@@ -405,7 +408,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="run the real C firmware for the ATmega2560 in simavr instead "
                         "(needs gcc-avr, avr-libc, libsimavr-dev)")
     p.add_argument("--trace", type=Path, metavar="FILE",
-                   help="with --avr: write the pin trace (STEP/DIR movements, ENABLE) here")
+                   help="with --avr: write the pin trace (STEP/DIR movements, ENABLE; a flipper's "
+                        "servo pulse widths) here")
     p.set_defaults(func=_rig_sim)
 
     p = commands.add_parser("stream", help=summary("stream"),

@@ -21,6 +21,7 @@
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <string.h>
 #include <util/atomic.h>
 
 #include "config.h"
@@ -72,7 +73,34 @@ static void start_next(void) {
     step();
 }
 
+/* The cube's faces at the rig's positions U R F D L B, as the actions done since boot left a
+   cube loaded U up and F in front (POSE's O=, protocol section 15.4). */
+static char faces[7] = "URFDLB";
+
+/* one quarter rotation of the whole cube: the face at cycle[k] goes to cycle[k + 1] */
+static void carry(const char *cycle) {
+    static const char positions[] = "URFDLB";
+    uint8_t at[4];
+    for (uint8_t k = 0; k < 4; k++)
+        at[k] = (uint8_t)(strchr(positions, cycle[k]) - positions);
+    char last = faces[at[3]];
+    for (uint8_t k = 3; k > 0; k--)
+        faces[at[k]] = faces[at[k - 1]];
+    faces[at[0]] = last;
+}
+
+static void reorient(const slot_t *s) {
+    if (s->verb == VERB_FLIP) {
+        carry("DBUF");                         /* x': the front goes to the bottom */
+    } else if (s->verb == VERB_SPIN) {         /* y per quarter: the front goes to the left */
+        const char *cycle = s->quarters < 0 && s->quarters != -2 ? "RBLF" : "FLBR";
+        for (int8_t q = (s->quarters == 2 || s->quarters == -2) ? 2 : 1; q > 0; q--)
+            carry(cycle);
+    }
+}
+
 static void finish(void) {
+    reorient(&queue[head]);
     done_frames++;
     job_moves++;
     if (++head == QUEUE_DEPTH)
@@ -143,6 +171,26 @@ void motion_init(void) {
     EIMSK |= (1 << INT4);
     if (!(STOP_PIN & (1 << STOP_BIT)))         /* held at power-on: stopped from the start */
         ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { motion_estop(); }
+}
+
+void motion_orientation(char *up, char *front) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        *up = faces[0];
+        *front = faces[2];
+    }
+}
+
+void motion_pose(int8_t *quarters, uint8_t *closed) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        *quarters = planned;
+        if (count) {                           /* the last action queued sets the cover */
+            uint8_t last = (uint8_t)(head + count - 1);
+            if (last >= QUEUE_DEPTH) last = (uint8_t)(last - QUEUE_DEPTH);
+            *closed = queue[last].verb == VERB_TURN;
+        } else {
+            *closed = cover_closed;
+        }
+    }
 }
 
 uint8_t motion_push(const slot_t *slot) {

@@ -30,6 +30,12 @@ void motion_init(void);
    interrupts off, so a stop arriving while the frame was decoded is never overtaken); on the
    flipper also PUSH_RANGE, judged against the holder's angle once the queue is done */
 uint8_t motion_push(const slot_t *slot);
+#ifdef RIG_KIND_FLIPPER
+/* the holder (quarters from home) and the cover once the accepted actions are done */
+void motion_pose(int8_t *quarters, uint8_t *cover_closed);
+/* the cube's faces now up and in front (a cube loaded U up, F in front) */
+void motion_orientation(char *up, char *front);
+#endif
 /* frames waiting or turning (the protocol's L) */
 uint8_t motion_length(void);
 /* move frames completed since boot (D), moves of the job completed (JD) */

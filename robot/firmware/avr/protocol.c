@@ -88,6 +88,15 @@ static void answer_query(const char *tag, const char *word) {
                  QUEUE_DEPTH, CUBE_SIZE, job_boot_id());
     else if (!strcmp(word, "LIMITS"))
         snprintf(body, sizeof body, "R%s LIMITS IDLE=%u B=%s", tag, IDLE_OFF_MS, job_boot_id());
+    else if (!strcmp(word, "POSE")) {          /* where the accepted actions leave it (15.4) */
+        int8_t quarters;
+        uint8_t closed;
+        char up, front;
+        motion_pose(&quarters, &closed);
+        motion_orientation(&up, &front);
+        snprintf(body, sizeof body, "R%s POSE HOLDER:%+d COVER:%s O=%c%c B=%s", tag,
+                 quarters * 90, closed ? "CLOSED" : "OPEN", up, front, job_boot_id());
+    }
 #else
     else if (!strcmp(word, "RIG"))
         snprintf(body, sizeof body, "R%s RIG FACES=%s STEPS=%d MICRO=%d QUEUE=%d PAR=%d SIZE=%d B=%s",
