@@ -240,6 +240,10 @@ def _hello(probe: Probe) -> str:
 @check("handshake: RIG and LIMITS", "4.2 RIG and LIMITS")
 def _geometry(probe: Probe) -> str:
     probe.rig = probe.ask("RIG")
+    if "KIND" in probe.rig.fields:
+        raise Failed(f"the rig is an action rig (KIND={probe.rig.fields['KIND']}): this suite "
+                     "checks rigs with a motor per face (MOVE frames); an action rig is checked "
+                     "by streaming a plan to it (`cubebot stream MOVES --port URL`)")
     limits = probe.ask("LIMITS")
     for key in ("FACES", "STEPS", "MICRO", "QUEUE", "PAR", "SIZE"):
         if key not in probe.rig.fields:

@@ -26,7 +26,7 @@ from cubebot.vision.multiview import CubeReading, Shot, read_shots
 from cubebot.vision.sampling import sample_stickers
 
 __all__ = ["CORNERS", "LabelledView", "label_corner_view", "identify_corner_view",
-           "read_corner_photos"]
+           "read_corner_photos", "corner_shot"]
 
 log = logging.getLogger(__name__)
 
@@ -176,12 +176,21 @@ def read_corner_photos(frames: Sequence[np.ndarray], size: int = 3, *, names: Se
     if len(frames) < 2:
         raise OptionError("give two photos of opposite corners: each shows three faces")
     labels = list(names) or [f"photo {k + 1}" for k in range(len(frames))]
-    shots = []
-    for frame, name in zip(frames, labels):
-        view = find_corner_faces(frame, size, photo=name)
-        try:
-            labelled, _ = identify_corner_view(frame, view, scheme)
-        except CornerNotFoundError as err:
-            raise CornerNotFoundError(err.reason, err.advice, faces_found=3, photo=name) from err
-        shots.append(Shot(name, frame, labelled.grids()))
+    shots = [corner_shot(frame, name, size, scheme) for frame, name in zip(frames, labels)]
     return read_shots(shots, size, profile=profile, scheme=scheme)
+
+
+def corner_shot(frame: np.ndarray, name: str, size: int = 3, scheme: object = None) -> Shot:
+    """Return one photo of a corner as a shot: its three faces found and named by their centres
+    (``shot.grids`` keys say which faces it shows).
+
+    Raises:
+        CornerNotFoundError: the faces were not found or not named (naming the photo, and what
+            to change).
+    """
+    view = find_corner_faces(frame, size, photo=name)
+    try:
+        labelled, _ = identify_corner_view(frame, view, scheme)
+    except CornerNotFoundError as err:
+        raise CornerNotFoundError(err.reason, err.advice, faces_found=3, photo=name) from err
+    return Shot(name, frame, labelled.grids())

@@ -10,6 +10,8 @@ traceback page):
 - ``POST /api/scan`` scan the faces still missing from the server's camera;
   ``POST /api/scan/face?face=U`` one face from the server's camera, or from the request's body
   (a PNG or JPEG picture: the browser's camera or an uploaded photo);
+  ``POST /api/scan/corner`` a photo of a corner of the cube (three faces, the body as above):
+  two of opposite corners read the whole cube;
   ``POST /api/scan/preview`` the same picture with the grid and colours drawn, not kept
   (the live view while a face is lined up); ``POST /api/scan/retake`` ``{"face": "U"}``;
   ``POST /api/scan/reset``;
@@ -236,6 +238,13 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         frame = await read_picture(request)
         await run_in_threadpool(dashboard.session.capture, face, frame)
 
+    async def scan_corner(request: Request) -> dict[str, Any]:
+        frame = await read_picture(request)
+        if frame is None:
+            raise ImageError("send a photo of a corner of the cube (three faces) as the body")
+        faces = await run_in_threadpool(dashboard.session.capture_corner, frame)
+        return {**dashboard.state(), "corner_faces": "".join(faces)}
+
     async def preview(request: Request) -> dict[str, Any]:
         frame = await read_picture(request)
         return await run_in_threadpool(dashboard.session.preview, frame)
@@ -289,7 +298,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
 
     actions = {
         "/api/scan": scan_all, "/api/scan/face": scan_face, "/api/scan/retake": retake,
-        "/api/scan/reset": reset, "/api/net": set_net, "/api/solve": solve,
+        "/api/scan/reset": reset, "/api/scan/corner": scan_corner, "/api/net": set_net,
+        "/api/solve": solve,
         "/api/rig/connect": connect, "/api/rig/run": run, "/api/rig/stop": stop,
         "/api/rig/estop": estop, "/api/rig/resume": resume,
         "/api/calibrate/profile": save_profile,

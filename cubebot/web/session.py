@@ -127,6 +127,7 @@ class ScanSession:
     confidence: list[float] = field(default_factory=list)
     scan_error: str = ""
     solution: Optional[_Solved] = None
+    corner_shots: list[Any] = field(default_factory=list)  # photos of corners, faces found
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
@@ -150,6 +151,9 @@ class ScanSession:
         from cubebot.vision import scan_face
 
         with self._lock:
+            if self.corner_shots:  # a face-on picture starts a face-by-face scan afresh
+                self.corner_shots.clear()
+                self.overlays.clear()
             face = face or self.next_face
             if face is None:
                 raise ValueError("all six faces are scanned: retake one, or start again")
@@ -191,6 +195,55 @@ class ScanSession:
             return {"face": face, "grid": False, "why": str(err), "image": _jpeg_data_url(frame)}
         return {"face": face, "grid": True, "why": "", "image": self._overlay(view)}
 
+    def capture_corner(self, frame: np.ndarray) -> list[str]:
+        """Take a photo of a corner (three faces): its faces are found and named at once, and
+        once two photos show all six faces together the cube is read from them. A third photo
+        replaces the older of the two. Returns the faces this photo shows.
+
+        Raises:
+            vision.CornerNotFoundError: the faces were not found (what to change: light, angle,
+                background), or not named by their centres.
+        """
+        from cubebot.vision.corner_labels import corner_shot
+
+        with self._lock:
+            number = len(self.corner_shots) + 1
+            shot = corner_shot(frame, f"corner photo {number}", self.size)
+            if len(self.corner_shots) >= 2:
+                self.corner_shots.pop(0)
+            self.corner_shots.append(shot)
+            self.views.clear()
+            self.overlays = {s.name: self._corner_overlay(s) for s in self.corner_shots}
+            self.facelets, self.rgb, self.confidence, self.scan_error = None, None, [], ""
+            self.solution = None
+            seen = {face for s in self.corner_shots for face in s.grids}
+            if len(seen) == 6:
+                self._read_corners()
+            elif len(self.corner_shots) == 2:
+                self.scan_error = (f"the two photos show only {' '.join(sorted(seen))}: take the "
+                                   "second one from the opposite corner (the faces the first "
+                                   "does not show)")
+            return list(shot.grids)
+
+    def _corner_overlay(self, shot: Any) -> str:
+        from cubebot.vision.overlay import draw_corner_view
+
+        quads = {face: grid.corners for face, grid in shot.grids.items()}
+        return _jpeg_data_url(draw_corner_view(shot.frame, quads, self.size))
+
+    def _read_corners(self) -> None:
+        from cubebot.vision import VisionError
+        from cubebot.vision.multiview import read_shots
+
+        try:
+            reading = read_shots(self.corner_shots, self.size, profile=self.profile)
+        except VisionError as err:
+            self.scan_error = str(err)  # the stickers in doubt are named: retake a photo
+            log.info("corner photos not read: %s", err)
+            return
+        self.facelets = reading.facelets
+        self.confidence = [float(c) for c in reading.confidence]
+
     def scan_all(self) -> None:
         """Scan every face not yet scanned from the server's camera (see :meth:`capture`)."""
         with self._lock:
@@ -216,6 +269,8 @@ class ScanSession:
         with self._lock:
             for face in FACE_LETTERS:
                 self.retake(face)
+            self.corner_shots.clear()
+            self.overlays.clear()
 
     def _overlay(self, view: Any, doubtful: tuple[int, ...] = ()) -> str:
         """Return a face's picture before the cube is read, as a JPEG data URL: its grid, each
@@ -370,6 +425,8 @@ class ScanSession:
                 "has_camera": self.camera is not None,
                 "next_face": self.next_face,
                 "scanned_faces": [f for f in FACE_LETTERS if f in self.views],
+                "corner_photos": [{"name": s.name, "faces": "".join(s.grids)}
+                                  for s in self.corner_shots],
                 "overlays": dict(self.overlays),
                 "facelets": self.facelets,
                 "stickers": stickers,

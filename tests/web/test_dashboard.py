@@ -286,6 +286,31 @@ def test_live_views_and_a_photo_uploaded_from_the_page(demo_server: Server, brow
     _check_clean_logs(browser, demo_server.base)
 
 
+def test_two_corner_photos_chosen_on_the_page_fill_the_net(demo_server: Server, browser: Any,
+                                                            tmp_path: Path) -> None:
+    import cv2
+
+    from cubebot.solver import Cube
+    from cubebot.vision import Conditions
+    from cubebot.vision.scene import CornerCamera, Pose
+
+    cube = Cube.random(3, 11)
+    photos = []
+    for corner, seed in (("DLB", 5), ("URF", 6)):
+        path = tmp_path / f"{corner}.jpg"
+        cv2.imwrite(str(path), CornerCamera(cube, Pose.hand(corner), seed=seed,
+                                            conditions=Conditions.moderate()).read())
+        photos.append(str(path))
+    _open(browser, demo_server)
+    _el(browser, "corner-upload").send_keys("\n".join(photos))  # both at once, as a phone picks
+    _wait(browser, lambda d: len(_all(d, '[data-test="net"] [data-sticker]')) == 54,
+          "the net filled from two corner photos")
+    assert _net_letters(browser) == cube.facelets
+    assert len(_all(browser, '[data-test="corner-photo"]')) == 2
+    _check_clean_logs(browser, demo_server.base)
+    demo_server.post("/api/scan/reset")
+
+
 def test_page_on_an_open_address_acts_only_with_its_token(browser: Any) -> None:
     server = start_server("--demo", "--host", "0.0.0.0")
     try:

@@ -221,3 +221,52 @@ def test_the_page_takes_its_faces_colours_and_net_from_the_state(demo_server: Se
     for script in static.glob("*.js"):
         text = script.read_text()
         assert "URFDLB" not in text and not re.search(r"#[0-9a-fA-F]{6}", text), script.name
+
+
+def _corner_photo(cube: object, corner: str, seed: int) -> bytes:
+    import cv2
+
+    from cubebot.vision import Conditions
+    from cubebot.vision.scene import CornerCamera, Pose
+
+    frame = CornerCamera(cube, Pose.hand(corner), seed=seed,  # type: ignore[arg-type]
+                         conditions=Conditions.moderate()).read()
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return bytes(data)
+
+
+def test_two_corner_photos_read_the_cube_and_bad_ones_say_why(demo_server: Server) -> None:
+    from cubebot.solver import Cube
+
+    cube = Cube.random(3, 11)
+    status, answer = demo_server.post("/api/scan/corner", data=_corner_photo(cube, "URF", 6),
+                                      content_type="image/jpeg")
+    assert status == 200 and sorted(answer["corner_faces"]) == sorted("URF")
+    assert answer["scan"]["facelets"] is None  # three faces so far
+    # the same corner again: the page is told to take the opposite one
+    status, answer = demo_server.post("/api/scan/corner", data=_corner_photo(cube, "URF", 7),
+                                      content_type="image/jpeg")
+    assert status == 200 and "opposite corner" in answer["scan"]["scan_error"]
+    # a third photo replaces the older: the opposite corner completes the cube
+    status, answer = demo_server.post("/api/scan/corner", data=_corner_photo(cube, "DLB", 5),
+                                      content_type="image/jpeg")
+    assert status == 200 and sorted(answer["corner_faces"]) == sorted("DLB")
+    assert answer["scan"]["facelets"] == cube.facelets
+    assert len(answer["scan"]["corner_photos"]) == 2
+    # a picture with no cube in it says what to change, and the scan is kept
+    blank = _blank_jpeg()
+    status, answer = demo_server.post("/api/scan/corner", data=blank, content_type="image/jpeg")
+    assert status == 400 and answer["error"]
+    status, _, body = demo_server.get("/api/state")
+    assert json.loads(body)["scan"]["facelets"] == cube.facelets
+    demo_server.post("/api/scan/reset")
+
+
+def _blank_jpeg() -> bytes:
+    import cv2
+    import numpy as np
+
+    ok, data = cv2.imencode(".jpg", np.full((480, 640, 3), 90, np.uint8))
+    assert ok
+    return bytes(data)

@@ -120,6 +120,17 @@ class Dashboard {
       fig.append(img, cap);
       figures.push(fig);
     }
+    for (const photo of scan.corner_photos) {
+      const fig = document.createElement("figure");
+      const img = document.createElement("img");
+      img.src = scan.overlays[photo.name];
+      img.alt = `${photo.name}: faces ${photo.faces} found`;
+      img.dataset.test = "corner-photo";
+      const cap = document.createElement("figcaption");
+      cap.append(`${photo.name}: ${photo.faces.split("").join(" ")}`);
+      fig.append(img, cap);
+      figures.push(fig);
+    }
     $("overlays").replaceChildren(...figures);
   }
 
@@ -268,6 +279,14 @@ class Dashboard {
       const file = e.target.files[0];
       e.target.value = "";
       if (file) await this.sendPicture(file, file.type || "image/jpeg");
+    });
+    $("corner-upload").addEventListener("change", async (e) => {
+      const files = Array.from(e.target.files);
+      e.target.value = "";
+      for (const file of files) {
+        const answer = await this.act("/api/scan/corner", { body: file, contentType: file.type || "image/jpeg" });
+        if (answer) this.notice(`corner photo: faces ${answer.corner_faces.split("").join(" ")} found`);
+      }
     });
     click("phone-camera", async () => {
       try {
