@@ -11,6 +11,7 @@ seeded by ``(seed, face, shot)``, so a given camera always shows the same pictur
 from __future__ import annotations
 
 import logging
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -91,6 +92,12 @@ class Conditions:
                    clutter=30)
 
     @classmethod
+    def glaring(cls) -> "Conditions":
+        """Return a rig's fixed cameras under a strong lamp: bright, with glare spots that stay
+        where they are on each face (so only turning the cube moves a sticker out of one)."""
+        return dataclasses.replace(cls.fixed_rig(), exposure=1.2, glare=2.0)
+
+    @classmethod
     def named(cls, name: str) -> "Conditions":
         """Return the conditions of one of :data:`CONDITION_NAMES` (the command line's words).
 
@@ -99,14 +106,14 @@ class Conditions:
         """
         makers: dict[str, Callable[[], Conditions]] = {
             "ideal": cls.ideal, "default": cls, "moderate": cls.moderate, "harsh": cls.harsh,
-            "rig": cls.fixed_rig}
+            "rig": cls.fixed_rig, "glare": cls.glaring}
         if name not in makers:
             raise OptionError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
         return makers[name]()
 
 
 #: The one vocabulary of synthetic light and pose, for every command that takes --conditions.
-CONDITION_NAMES = ("ideal", "default", "moderate", "harsh", "rig")
+CONDITION_NAMES = ("ideal", "default", "moderate", "harsh", "rig", "glare")
 
 
 def kelvin_to_rgb(temperature: float) -> np.ndarray:

@@ -126,6 +126,33 @@ def test_glare_makes_the_rig_turn_a_face_and_look_again() -> None:
     assert found.looks == 2 and found.frames_taken == 4
 
 
+def test_under_a_glaring_lamp_looking_again_settles_doubtful_scans_and_none_is_wrong() -> None:
+    # the glare spots of a fixed lamp stay where they are on each face: the first look doubts
+    # some cubes; turning a face moves their stickers out of the spots, and the second look,
+    # combined with the first under the cube's rules, reads them
+    light = dataclasses.replace(Conditions.named("glare"), resolution=(640, 480))
+    first = {"right": 0, "refused": 0}
+    after = {"right": 0, "refused": 0}
+    for seed in range(12):
+        cube = Cube.random(3, 500 + seed)
+        held = _HeldCube(cube)
+        try:
+            found = scan_in_place(_cameras(held, seed, light), 3, profile=False)
+            assert found.reading.facelets == cube.facelets, f"seed {seed}: wrong and sure"
+            first["right"] += 1
+        except DoubtfulScanError:
+            first["refused"] += 1
+        held = _HeldCube(cube)
+        try:
+            found = scan_in_place(_cameras(held, seed, light), 3, profile=False, turn=held.turn)
+            assert found.reading.facelets == held.cube.facelets, f"seed {seed}: wrong and sure"
+            after["right"] += 1
+        except DoubtfulScanError:
+            after["refused"] += 1
+    assert first["refused"] >= 3  # the lamp does cast doubt
+    assert after["right"] >= first["right"] + 3 and after["refused"] <= 2
+
+
 def test_a_frame_of_the_wrong_size_names_the_camera() -> None:
     held = _HeldCube(Cube.random(3, 1))
     small = dataclasses.replace(Conditions.moderate(), resolution=(320, 240))
