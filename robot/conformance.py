@@ -78,6 +78,10 @@ class Probe:
         self.limits: Optional[RigLimits] = None
         self.notices = 0  # emergency-stop notices heard
         self._last_seq = -1
+        self.kind = ""  # an action rig's kind (RIG's KIND=), "" for a motor rig
+        self.slot_word = "MOVE"
+        self._forth: tuple[str, ...] = ()
+        self._back: tuple[str, ...] = ()
 
     # -- exchanges ------------------------------------------------------------------------------
 
@@ -187,6 +191,53 @@ class Probe:
         """Return the ``JOB`` query's fields."""
         return self.fields("JOB")
 
+    def forth(self) -> tuple[str, ...]:
+        """Return the arguments of a slot the rig can make from rest (a quarter turn of a face
+        with a motor, or an action that the rig can undo)."""
+        if not self._forth:
+            self._forth = (self.pair()[0],)
+        return self._forth
+
+    def back(self) -> tuple[str, ...]:
+        """Return the arguments of the slot that undoes :meth:`forth`."""
+        if not self._back:
+            self._back = tuple(_undo(t) for t in self.forth())
+        return self._back
+
+    def choose_actions(self, kind: str) -> None:
+        """Take an action rig of ``kind``: slots are ``ACT`` frames of an action its built-in
+        model can make from home and undo (a quarter one way and back).
+
+        Raises:
+            Failed: no built-in model of that kind, or none of its actions can be undone.
+        """
+        from cubebot.robot.actions import advance, start_setting
+        from cubebot.robot.errors import ImpossibleActionError, RigModelError
+        from cubebot.robot.model import RigModel
+
+        try:
+            model = RigModel.load(kind.lower()).actions
+        except RigModelError as err:
+            raise Failed(f"KIND={kind}: no rig model of that kind to choose actions from "
+                         f"({err})") from err
+        assert model is not None
+        home = start_setting(model)
+        for action in model.vocabulary():
+            stroke = action.strokes[0]
+            if stroke.angle != 90:
+                continue
+            undo = f"{stroke.verb}-90"
+            try:
+                there = advance(model, home, action).setting
+                back = advance(model, there, undo).setting
+            except (ImpossibleActionError, ValueError):
+                continue
+            if (back.joints, back.switches) == (home.joints, home.switches):
+                self.kind, self.slot_word = kind, "ACT"
+                self._forth, self._back = (str(action).upper(),), (undo.upper(),)
+                return
+        raise Failed(f"KIND={kind}: none of its actions can be made from home and undone")
+
     def pair(self) -> tuple[str, str]:
         """Return two opposite faces with motors (or one face twice when there are none)."""
         faces = self.rig.fields["FACES"] if self.rig else "UD"
@@ -194,6 +245,12 @@ class Probe:
             if _OPPOSITE[face] in faces:
                 return face, _OPPOSITE[face]
         return faces[0], faces[0]
+
+
+def _forth_and_back(probe: Probe) -> None:
+    """Make the probe's slot and undo it, checking both are accepted."""
+    probe.accept(probe.slot_word, *probe.forth())
+    probe.accept(probe.slot_word, *probe.back())
 
 
 def _turn(probe: Probe, *turns: str) -> None:
@@ -211,14 +268,25 @@ def _undo(turn: str) -> str:
 CheckFunction = Callable[[Probe], str]
 #: (name, section of docs/protocol.md, function), in the order they run.
 CHECKS: list[tuple[str, str, CheckFunction]] = []
+#: The checks that apply to one kind of rig only: "motor" (MOVE frames) or "action" (ACT).
+ONLY_FOR: dict[CheckFunction, str] = {}
 
 
-def check(name: str, section: str) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check of ``section`` (see :data:`CHECKS`)."""
+def check(name: str, section: str, only: str = "") -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check of ``section`` (see :data:`CHECKS`), for ``only`` one kind of rig
+    ("motor" or "action") or for every rig."""
     def register(function: CheckFunction) -> CheckFunction:
         CHECKS.append((name, section, function))
+        if only:
+            ONLY_FOR[function] = only
         return function
     return register
+
+
+def checks_for(action_rig: bool) -> list[tuple[str, str, CheckFunction]]:
+    """Return the checks that apply to a motor rig or an action rig, in order."""
+    kind = "action" if action_rig else "motor"
+    return [c for c in CHECKS if ONLY_FOR.get(c[2], kind) == kind]
 
 
 @check("handshake: HELLO", "4.1 HELLO")
@@ -240,11 +308,9 @@ def _hello(probe: Probe) -> str:
 @check("handshake: RIG and LIMITS", "4.2 RIG and LIMITS")
 def _geometry(probe: Probe) -> str:
     probe.rig = probe.ask("RIG")
-    if "KIND" in probe.rig.fields:
-        raise Failed(f"the rig is an action rig (KIND={probe.rig.fields['KIND']}): this suite "
-                     "checks rigs with a motor per face (MOVE frames); an action rig is checked "
-                     "by streaming a plan to it (`cubebot stream MOVES --port URL`)")
     limits = probe.ask("LIMITS")
+    if "KIND" in probe.rig.fields:
+        return _action_geometry(probe, probe.rig, limits)
     for key in ("FACES", "STEPS", "MICRO", "QUEUE", "PAR", "SIZE"):
         if key not in probe.rig.fields:
             raise Failed(f"RIG lacks {key}=: {probe.rig}")
@@ -262,6 +328,19 @@ def _geometry(probe: Probe) -> str:
     return (f"faces {faces}, queue {probe.rig.fields['QUEUE']}, {probe.limits.max_speed:g} "
             f"rev/s, {probe.limits.acceleration:g} rev/s², drivers off after "
             f"{probe.limits.idle_off:g} s")
+
+
+def _action_geometry(probe: Probe, rig: Frame, limits: Frame) -> str:
+    for key in ("QUEUE", "SIZE"):
+        if key not in rig.fields:
+            raise Failed(f"RIG lacks {key}=: {rig}")
+    probe.choose_actions(rig.fields["KIND"])
+    idle = limits.fields.get("IDLE", "")
+    if not idle.isdigit() or not 0 < int(idle) <= 1000:
+        raise Failed(f"LIMITS IDLE={idle or '?'}: an action rig reports the milliseconds its "
+                     "servos stay powered, at most 1000 (section 15.1)")
+    return (f"kind {rig.fields['KIND']}, queue {rig.fields['QUEUE']}, servos off after "
+            f"{idle} ms; checking with {probe.forth()[0]} and {probe.back()[0]}")
 
 
 @check("an unknown query gets ERR BADCMD", "5 Queries")
@@ -312,30 +391,30 @@ def _bad_frame(probe: Probe, data: bytes, what: str) -> str:
 
 @check("a frame with a wrong CRC is dropped, and a resend asked", "2.3 The check")
 def _wrong_crc(probe: Probe) -> str:
-    good = encode(Frame(f"S{probe.expected()}", "MOVE", ("U",)))
+    good = encode(Frame(f"S{probe.expected()}", probe.slot_word, probe.forth()))
     return _bad_frame(probe, good[:-3] + (b"00" if good[-3:-1] != b"00" else b"11") + b"\n",
-                      "a MOVE with a wrong CRC")
+                      f"a {probe.slot_word} with a wrong CRC")
 
 
 @check("a CRC in lower-case hex is not accepted", "2.3 The check")
 def _lower_case_crc(probe: Probe) -> str:
-    body = f"S{probe.expected()} MOVE U".encode()
+    body = f"S{probe.expected()} {probe.slot_word} {' '.join(probe.forth())}".encode()
     crc = b"%08x" % binascii.crc32(body)
     if crc == crc.upper():
-        body = f"S{probe.n} MOVE U'".encode()
+        body = f"S{probe.n} {probe.slot_word} {' '.join(probe.back())}".encode()
         crc = b"%08x" % binascii.crc32(body)
     return _bad_frame(probe, b"$" + body + b"*" + crc + b"\n", "a CRC in lower case")
 
 
 @check("a byte outside the alphabet spoils the frame", "2.2 Bytes")
 def _stray_byte(probe: Probe) -> str:
-    body = f"S{probe.expected()} MOVE U\x07".encode()
+    body = f"S{probe.expected()} {probe.slot_word} {probe.forth()[0]}\x07".encode()
     return _bad_frame(probe, b"$" + body + b"*%08X\n" % binascii.crc32(body), "a stray byte")
 
 
 @check("an over-long frame is dropped", "2.2 Bytes")
 def _long_frame(probe: Probe) -> str:
-    body = f"S{probe.expected()} MOVE U X={'A' * 220}".encode()
+    body = f"S{probe.expected()} {probe.slot_word} {probe.forth()[0]} X={'A' * 220}".encode()
     return _bad_frame(probe, b"$" + body + b"*%08X\n" % binascii.crc32(body), "a 240-byte frame")
 
 
@@ -357,15 +436,14 @@ def _resync(probe: Probe) -> str:
 
 @check("a repeat is answered again, never run again", "6.1 Exactly once")
 def _repeat(probe: Probe) -> str:
-    first, second = probe.pair()
     probe.settle()
     done = int(probe.fields("STATUS")["D"])
     seq = probe.n
-    answer = probe.accept("MOVE", first)
-    again = probe.send("MOVE", first, number=seq)
+    answer = probe.accept(probe.slot_word, *probe.forth())
+    again = probe.send(probe.slot_word, *probe.forth(), number=seq)
     if (again.word, again.fields.get("N")) != (answer.word, answer.fields.get("N")):
         raise Failed(f"the repeat got {again}, the first copy {answer}")
-    probe.accept("MOVE", _undo(first))
+    probe.accept(probe.slot_word, *probe.back())
     after = int(probe.settle()["D"])
     if (after - done) % SEQ_MODULUS != 2:
         raise Failed(f"D went from {done} to {after} for two frames: a repeat ran again")
@@ -374,10 +452,9 @@ def _repeat(probe: Probe) -> str:
 
 @check("a gap draws a resend, and nothing runs out of order", "6.1 Exactly once")
 def _gap(probe: Probe) -> str:
-    first, _ = probe.pair()
     probe.settle()
     done, seq = int(probe.fields("STATUS")["D"]), probe.expected()
-    ahead = encode(Frame(f"S{(seq + 1) % SEQ_MODULUS}", "MOVE", (_undo(first),)))
+    ahead = encode(Frame(f"S{(seq + 1) % SEQ_MODULUS}", probe.slot_word, probe.back()))
     heard = None
     for _ in range(10):  # frame N+1 before frame N: a resend of N, and nothing runs
         probe.raw(ahead)
@@ -389,9 +466,9 @@ def _gap(probe: Probe) -> str:
         raise Failed(f"frame {seq + 1} ran before frame {seq}: {status}")
     if heard is None:
         raise Failed(f"frame {seq + 1} before frame {seq} drew no resend request")
-    probe.accept("MOVE", first)
+    probe.accept(probe.slot_word, *probe.forth())
     if probe.n == seq + 1:  # the rig did not hold it: send it again, now in order
-        probe.accept("MOVE", _undo(first))
+        probe.accept(probe.slot_word, *probe.back())
     after = int(probe.settle()["D"])
     if probe.n != (seq + 2) % SEQ_MODULUS or (after - done) % SEQ_MODULUS != 2:
         raise Failed(f"after frames {seq} and {seq + 1}: N={probe.n}, D {done} -> {after}")
@@ -400,18 +477,17 @@ def _gap(probe: Probe) -> str:
 
 @check("a known number with other content is refused (CONFLICT)", "6.2 The replay cache")
 def _conflict(probe: Probe) -> str:
-    first, _ = probe.pair()
     seq = probe.n
-    probe.accept("MOVE", first)
-    other = probe.send("STOP", number=seq)  # another host's frame with the MOVE's number
+    probe.accept(probe.slot_word, *probe.forth())
+    other = probe.send("STOP", number=seq)  # another host's frame with the slot's number
     stopped = RigState.from_wire(probe.fields("STATUS")["STATE"]) is RigState.STOPPED
     if stopped:
         probe.accept("CLEAR")
-    probe.accept("MOVE", _undo(first))
+    probe.accept(probe.slot_word, *probe.back())
     if stopped:
         raise Failed(f"another frame numbered {seq} was run: {other}")
     if other.word == "OK":
-        raise Failed(f"another frame numbered {seq} got the MOVE's acknowledgement: {other}")
+        raise Failed(f"another frame numbered {seq} got the slot's acknowledgement: {other}")
     if other.args[:1] != ("CONFLICT",):
         raise Failed(f"another frame numbered {seq} got {other}, not ERR CONFLICT")
     return str(other)
@@ -430,13 +506,12 @@ def _replay_depth(probe: Probe) -> str:
 
 @check("a refused frame is not accepted: its number stays free", "6.3 Refusals")
 def _refused_number(probe: Probe) -> str:
-    first, _ = probe.pair()
-    probe.refusal("MOVE", "X")
-    _turn(probe, first)  # the same number, now with a good move: taken
+    probe.refusal(probe.slot_word, "X")
+    _forth_and_back(probe)  # the same number, now with a good slot: taken
     return "the number of a refused frame was taken by the next"
 
 
-@check("MOVE: grammar", "7.1 Grammar")
+@check("MOVE: grammar", "7.1 Grammar", only="motor")
 def _grammar(probe: Probe) -> str:
     for bad in (("X",), ("R3",), ("RR",), ("R'2",), ()):
         refused = probe.refusal("MOVE", *bad)
@@ -448,7 +523,7 @@ def _grammar(probe: Probe) -> str:
     return "bad moves refused, quarter, prime and half turns taken"
 
 
-@check("MOVE: only opposite faces together", "7.2 Slots")
+@check("MOVE: only opposite faces together", "7.2 Slots", only="motor")
 def _slots(probe: Probe) -> str:
     assert probe.rig is not None
     faces, parallel = probe.rig.fields["FACES"], probe.rig.fields["PAR"] == "1"
@@ -473,6 +548,40 @@ def _slots(probe: Probe) -> str:
         ("; an opposite pair taken" if parallel else "")
 
 
+@check("ACT: actions of the kind only, nothing changed by a refusal", "15.2 ACT",
+       only="action")
+def _act(probe: Probe) -> str:
+    for bad in (("NOSUCH+90",), ("FLY",), (probe.forth()[0] + "0",)):
+        refused = probe.refusal("ACT", *bad)
+        if refused.args[:1] != ("BADACT",) or refused.fields.get("WHY") != "UNKNOWN":
+            raise Failed(f"ACT {bad[0]} got {refused}, not ERR BADACT WHY=UNKNOWN")
+    refused = probe.refusal("MOVE", "U")
+    if refused.args[:1] != ("BADCMD",):
+        raise Failed(f"MOVE U on an action rig got {refused}, not ERR BADCMD")
+    _forth_and_back(probe)
+    return f"unknown actions and MOVE refused; {probe.forth()[0]} and back taken"
+
+
+@check("POSE: joints, switches and how the cube sits", "15.4 POSE", only="action")
+def _pose(probe: Probe) -> str:
+    probe.settle()
+    pose = probe.ask("POSE")
+    if pose.word != "POSE" or "O" not in pose.fields or len(pose.fields["O"]) != 2:
+        raise Failed(f"POSE got {pose}, not POSE NAME:VALUE... O=<up><front>")
+    if any(":" not in arg for arg in pose.args):
+        raise Failed(f"POSE arguments must read NAME:VALUE: {pose}")
+    probe.accept("ACT", *probe.forth())
+    probe.settle()  # O= is how the cube sits once the action is made
+    moved = probe.ask("POSE")
+    probe.accept("ACT", *probe.back())
+    probe.settle()
+    back = probe.ask("POSE")
+    if back.args != pose.args or back.fields.get("O") != pose.fields["O"]:
+        raise Failed(f"an action and its undo left POSE at {back}, not {pose}")
+    return f"{' '.join(pose.args)} O={pose.fields['O']}; after {probe.forth()[0]}: " \
+        f"{' '.join(moved.args)} O={moved.fields.get('O')}"
+
+
 @check("an unknown command gets ERR BADCMD", "6.3 Refusals")
 def _unknown_command(probe: Probe) -> str:
     refused = probe.refusal("DANCE")
@@ -483,7 +592,6 @@ def _unknown_command(probe: Probe) -> str:
 
 @check("numbers wrap from 65535 to 0", "12 Sequence numbers")
 def _wrap(probe: Probe) -> str:
-    first, _ = probe.pair()
     probe.settle()
     done = int(probe.fields("STATUS")["D"])
     renumber = encode(Frame(f"S{probe.n}", "RENUMBER", ("65533",)))
@@ -494,7 +602,7 @@ def _wrap(probe: Probe) -> str:
     else:
         raise Failed(f"RENUMBER 65533 left N at {probe.n}")
     for _ in range(3):
-        _turn(probe, first)
+        _forth_and_back(probe)
     after = int(probe.settle()["D"])
     if probe.n != 3 or (after - done) % SEQ_MODULUS != 6:
         raise Failed(f"across the wrap: N={probe.n} (want 3), D {done} -> {after} (want +6)")
@@ -503,19 +611,18 @@ def _wrap(probe: Probe) -> str:
 
 @check("stop finishes the turn, holds, and resume continues the job", "9 Jobs, stop and resume")
 def _stop_resume(probe: Probe) -> str:
-    first, _ = probe.pair()
     probe.settle()
-    turns = [first, _undo(first)] * 3
+    turns = [probe.forth(), probe.back()] * 3
     probe.accept("JOB", "C0FFEE00", str(len(turns)))
     for turn in turns[:4]:
-        probe.accept("MOVE", turn)
+        probe.accept(probe.slot_word, *turn)
     probe.accept("STOP")
     probe.settle()
     job = probe.job()
     if job.get("STATE") != "STOPPED" or job.get("J") != "C0FFEE00":
         raise Failed(f"after STOP the job reads {job}")
     made = int(job["JD"])
-    refused = probe.refusal("MOVE", first)
+    refused = probe.refusal(probe.slot_word, *turns[made])
     if refused.args[:1] != ("STOPPED",):
         raise Failed(f"a move on a stopped rig got {refused}")
     wrong = probe.refusal("RESUME", "DEADBEEF")
@@ -523,7 +630,7 @@ def _stop_resume(probe: Probe) -> str:
         raise Failed(f"RESUME of another job got {wrong}")
     probe.accept("RESUME", "C0FFEE00")
     for turn in turns[made:]:
-        probe.accept("MOVE", turn)
+        probe.accept(probe.slot_word, *turn)
     probe.settle()
     job = probe.job()
     if (job.get("JD"), job.get("JT"), job.get("STATE")) != (str(len(turns)), str(len(turns)),
@@ -534,11 +641,10 @@ def _stop_resume(probe: Probe) -> str:
 
 @check("a new job waits for the last job's moves", "9 Jobs, stop and resume")
 def _job_busy(probe: Probe) -> str:
-    first, _ = probe.pair()
     probe.settle()
     probe.accept("JOB", "0000BEEF", "2")
-    probe.accept("MOVE", first + "2")
-    probe.accept("MOVE", first + "2")
+    probe.accept(probe.slot_word, *probe.forth())
+    probe.accept(probe.slot_word, *probe.back())
     answer = probe.send("JOB", "0000FEED", "0")
     if answer.word == "ERR" and answer.args[:1] == ("BUSY",):
         outcome = "refused with BUSY while moves were queued"
@@ -552,10 +658,9 @@ def _job_busy(probe: Probe) -> str:
 
 @check("the stop byte stops, inside a frame too, until CLEAR", "3 The emergency stop")
 def _estop(probe: Probe) -> str:
-    first, _ = probe.pair()
     probe.settle()
     seq, notices = probe.expected(), probe.notices
-    frame = encode(Frame(f"S{seq}", "MOVE", (first,)))
+    frame = encode(Frame(f"S{seq}", probe.slot_word, probe.forth()))
     for _ in range(10):  # the stop byte in the middle of a frame: the frame survives it
         probe.raw(frame[:5] + bytes([ESTOP]) + frame[5:])
         if RigState.from_wire(probe.fields("STATUS")["STATE"]) is RigState.ESTOP:
@@ -564,7 +669,7 @@ def _estop(probe: Probe) -> str:
         raise Failed("ten stop bytes inside a frame did not emergency-stop the rig")
     if probe.expected() != seq:
         raise Failed("the frame around the stop byte was run after the stop")
-    refused = probe.refusal("MOVE", first)
+    refused = probe.refusal(probe.slot_word, *probe.forth())
     if refused.args[:1] != ("ESTOP",):
         raise Failed(f"a move after the stop got {refused}")
     probe.accept("CLEAR")
@@ -593,6 +698,10 @@ def run_checks(url: str, *, baudrate: int = 250000,
     probe, broken = Probe(link, baudrate), ""
     try:
         for name, section, function in CHECKS:
+            if function not in (_hello, _geometry) and \
+                    ONLY_FOR.get(function, "action" if probe.kind else "motor") != \
+                    ("action" if probe.kind else "motor"):
+                continue  # a check of the other kind of rig
             if broken:
                 outcome = Check(name, section, False, f"not run: {broken}")
             else:

@@ -149,7 +149,7 @@ class ActionFirmware(Firmware):
             return Frame(tag, "LIMITS", (), {"IDLE": str(round(self.limits.idle_off * 1000)),
                                              "B": boot})
         if frame.word == "POSE":
-            return Frame(tag, "POSE", pose_args(self.rig.model, self.rig.setting),
+            return Frame(tag, "POSE", pose_args(self.rig.model, self._planned_setting()),
                          {"O": self.orientation_letters, "B": boot})
         if frame.word == "CUBE":
             return Frame(tag, "CUBE", (), {"F": self.cube.facelets,
