@@ -68,6 +68,26 @@ def test_every_synthetic_scan_is_right_or_refused(size: int, condition: str) -> 
         assert (result.confidence >= ACCEPT_CONFIDENCE).all()
 
 
+@pytest.mark.parametrize("size, floors", [
+    (3, {"hard": 20, "washed-out": 20, "real camera": 20}),
+    (2, {"hard": 22, "washed-out": 19, "real camera": 22}),
+])
+def test_hard_synthetic_light_is_mostly_read_and_never_wrong(size: int,
+                                                             floors: dict[str, int]) -> None:
+    # a floor beside the refusals: a classifier that refused every hard scan would fail here
+    for condition, floor in floors.items():
+        right = 0
+        for seed in range(7000, 7030):
+            truth, scan = random_scan(size, CONDITIONS[condition], seed)
+            try:
+                facelets = classify(scan, size).facelets
+            except DoubtfulStickersError:
+                continue
+            assert facelets == truth, f"wrong cube accepted ({condition}, seed {seed})"
+            right += 1
+        assert right >= floor, f"{condition}: only {right} of 30 {size}x{size} scans read"
+
+
 def _mix(scan: np.ndarray, stickers: list[int]) -> np.ndarray:
     """Return the scan with the stickers all showing the mean colour of them."""
     mixed = scan.copy()
