@@ -61,13 +61,13 @@ def readings(size: int, cubes: int) -> list[tuple[str, float, float, bool]]:
         verdict = model.verdict_
         found.append((source, float(verdict.gap.min()), verdict.scale,
                       same_cube(verdict.facelets, truth)))
-    for scan in split_scans("calibration"):
-        if scan["size"] == size:
-            one("real (calibration part)", scan["rgb"], scan["facelets"])
+    for real in split_scans("calibration"):
+        if real["size"] == size:
+            one("real (calibration part)", real["rgb"], real["facelets"])
     for name, lighting in CONDITIONS.items():
         for seed in range(cubes):
-            truth, scan = random_scan(size, lighting, seed)
-            one(name, scan, truth)
+            truth, samples = random_scan(size, lighting, seed)
+            one(name, samples, truth)
     return found
 
 
