@@ -2,8 +2,8 @@
 
 Run: ``python tests/benchmarks/bench_colour.py [--cubes 100] [--first-seed 2000] [--data DIR]``.
 The sweep uses seeds ``first-seed .. first-seed + cubes - 1``: the confidence rule was
-calibrated on seeds 0-299 (``calibrate_colour.py``), so the default 2000 on is held out. Real
-scans come from ``DIR/photos/*/rgb.json`` and from ``tests/calibration/data/resolver_scans.json``
+calibrated on seeds 0-599 and validated on 1000-1299 (``calibrate_colour.py``), so the default
+2000 on is held out. Real scans come from ``DIR/photos/*/rgb.json`` and from ``tests/calibration/data/resolver_scans.json``
 (public robot scans with known answers, split by ``real_split.json`` into a calibration part
 and a held-out part) (default ``$CUBEBOT_DATA``, else ``../shared/data`` next to the
 repository). Any saved colour profile is ignored (a temporary config directory is used).
@@ -246,7 +246,7 @@ def main() -> None:
     default_data = os.environ.get("CUBEBOT_DATA") or str(
         Path(__file__).resolve().parents[3] / "shared" / "data")
     parser.add_argument("--first-seed", type=int, default=2000,
-                        help="first synthetic seed (the rule was calibrated on seeds 0-299)")
+                        help="first synthetic seed (the rule was calibrated on seeds 0-1299)")
     parser.add_argument("--data", default=default_data, help="folder holding photos/")
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
