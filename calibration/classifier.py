@@ -243,7 +243,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         covariances: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
             if covariances is None:
-                distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
+                distance = (((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1)
+                            / scale ** 2)
                 volume = np.zeros(6)
             else:
                 distance = squared_distances(features, refs, covariances)
