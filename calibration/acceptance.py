@@ -47,12 +47,20 @@ class GapRule:
     (1 + per_overruled * k)``: the gap of a calm scan, growing with the scan's scatter and with
     the number ``k`` of stickers whose own clear reading the cube's rules overruled (each one
     is a place where the colour model does not fit this scan, so its gaps are trusted less).
-    Sizes are 2 and 3 only.
+    ``most_overruled[size]`` (when given) is how many overruled stickers a reading may have at
+    all (otherwise one in eight of the stickers). Sizes are 2 and 3 only.
     """
 
     gap: Mapping[int, float]
     power: Mapping[int, float]
     per_overruled: float = 0.0
+    most_overruled: Optional[Mapping[int, int]] = None
+
+    def overrule_limit(self, size: int) -> int:
+        """Return how many stickers the cube's rules may overrule in a reading that is kept."""
+        if self.most_overruled is not None and size in self.most_overruled:
+            return int(self.most_overruled[size])
+        return 6 * size * size // 8
 
     def required(self, scale: float, size: int, overruled: int = 0) -> float:
         """Return the gap a sticker needs at this scatter.
@@ -210,7 +218,8 @@ def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
             f"the colours do not form six groups (scatter {reading.scale:.1f} Lab units; a scan "
             f"is usually under {_SCATTER_LIMIT:.0f})",
             action=_reshoot(worst, reading.size))
-    limit = reading.max_overruled if reading.max_overruled is not None else n // 8
+    limit = (reading.max_overruled if reading.max_overruled is not None
+             else reading.rule.overrule_limit(reading.size))
     if len(overruled) > limit:
         raise DoubtfulStickersError(
             overruled, reading.size,

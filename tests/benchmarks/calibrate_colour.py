@@ -9,7 +9,8 @@ script reads, per size, the calibration part of the public labelled real scans
 ``0 .. cubes - 1`` of every light condition, records each best reading's smallest gap, its
 scatter, its overruled stickers ``k`` and whether it is right, and for each power in
 :data:`POWERS` and weight in :data:`PER_OVERRULED` sets ``gap`` to :data:`SAFETY` times the
-largest ``gap / (max(1, scale / 3) ** power * (1 + weight * k))`` of any *wrong* reading.
+largest ``gap / (max(1, scale / 3) ** power * (1 + weight * k))`` of any *wrong* reading, and
+for each limit on ``k`` in :data:`FEWER_OVERRULED` (a reading over it is refused outright).
 It prints how many readings each choice accepts per source and picks the choice that accepts
 the most overall among those that accept no wrong reading in a validation sweep (synthetic
 seeds from :data:`VALIDATION` on, not used to set the gap): a safety factor over the worst
@@ -29,6 +30,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[1] / "calibration" / "data"
 POWERS = (1.0, 1.5, 2.0, 3.0)
 PER_OVERRULED = (0.0, 0.25, 0.5)
+FEWER_OVERRULED = (0, 1)  # how far under one in eight the limit on overruled stickers goes
 SAFETY = 1.2  # how far above the worst wrong reading the rule stands
 VALIDATION = 1000  # first seed of the synthetic validation sweep (cubes // 2 per condition)
 
@@ -92,11 +94,17 @@ def main() -> None:
         check = readings(size, range(VALIDATION, VALIDATION + args.cubes // 2), real=False)
         sources = sorted({source for source, *_ in found})
         print(f"{size}x{size}: accepted / weighed per source, for each power of the scatter")
-        print("  power  k     gap    worst wrong reading from      "
+        print("  power  k     limit  gap    worst wrong reading from      "
               + "  ".join(f"{source[:12]:<12}" for source in sources))
         best = None
-        for power, per_overruled in itertools.product(POWERS, PER_OVERRULED):
+        choices = itertools.product(POWERS, PER_OVERRULED, FEWER_OVERRULED)
+        for power, per_overruled, fewer in choices:
+            limit = 6 * size * size // 8 - fewer
+
             def grow(scale: float, overruled: int) -> float:
+                # a reading over the limit is refused before the rule: an infinite gap needed
+                if overruled > limit:
+                    return float("inf")
                 return max(1.0, scale / 3.0) ** power * (1.0 + per_overruled * overruled)
             worst, origin = max((gap / grow(scale, k), source)
                                 for source, gap, scale, k, right in found if not right)
@@ -109,12 +117,13 @@ def main() -> None:
             failed = sum(1 for _, g, sc, k, right in check
                          if not right and g >= gap_needed * grow(sc, k))
             cells = "  ".join(f"{c:>5}/{t:<6}" for c, t in zip(counts, totals))
-            print(f"  {power:5.1f}  {per_overruled:4.2f}  {gap_needed:5.1f}  {origin[:28]:28s}  "
-                  f"{cells}  wrong {wrong}, in validation {failed}")
+            print(f"  {power:5.1f}  {per_overruled:4.2f}  {limit:5d}  {gap_needed:5.1f}  "
+                  f"{origin[:28]:28s}  {cells}  wrong {wrong}, in validation {failed}")
             if failed == 0 and (best is None or sum(counts) > best[0]):
-                best = (sum(counts), power, per_overruled, gap_needed)
+                best = (sum(counts), power, per_overruled, gap_needed, limit)
         assert best is not None
-        print(f"  chosen: gap {best[3]:.1f}, power {best[1]:.1f}, per overruled {best[2]:.2f}\n")
+        print(f"  chosen: gap {best[3]:.1f}, power {best[1]:.1f}, per overruled {best[2]:.2f}, "
+              f"at most {best[4]} overruled\n")
 
 
 if __name__ == "__main__":
