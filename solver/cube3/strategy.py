@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from cubebot.solver.cube import Cube
 from cubebot.solver.cube3.optimal import OptimalSearch
-from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch
+from cubebot.solver.cube3.twophase import SearchTimeout, TwoPhaseSearch, prepare_search
 from cubebot.solver.cube3.views import ALL_VIEWS, VIEWS, View, face_map
 from cubebot.solver.errors import NoSolutionError, OptionError, UnknownOptionError
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
@@ -222,6 +222,7 @@ class _Plan:
         allowed = _check_faces(faces)
         # the budget is for searching: tables are loaded (built, the first time) before it starts
         load_tables()
+        prepare_search()
         deadline = _deadline(timeout)
         # a length in either metric bounds the half-turn length from above
         limit = GODS_NUMBER if max_length is None else max_length

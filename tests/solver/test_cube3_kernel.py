@@ -1,0 +1,80 @@
+"""The compiled (numba) 3x3 search and the NumPy one give the same answers, node for node."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from cubebot.solver import Cube, solve
+from cubebot.solver.cube3.twophase import SEARCH_ENV, search_kernel
+
+needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
+                                 reason="numba is not installed: only the NumPy search runs")
+
+
+def _solve_with(monkeypatch: pytest.MonkeyPatch, search: str, cube: Cube, **options: object):
+    monkeypatch.setenv(SEARCH_ENV, search)
+    return solve(cube, **options)
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_and_numpy_searches_give_the_same_solution(
+        monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    cube = Cube.random(3, 1000 + seed)
+    numpy_answer = _solve_with(monkeypatch, "numpy", cube)
+    compiled_answer = _solve_with(monkeypatch, "numba", cube)
+    assert compiled_answer.moves == numpy_answer.moves
+    assert cube.apply(compiled_answer.moves).is_solved
+
+
+@needs_numba
+@pytest.mark.parametrize("options", [{"faces": "URFDL"}, {"max_length": 19}])
+def test_compiled_and_numpy_searches_agree_with_options(
+        monkeypatch: pytest.MonkeyPatch, options: dict) -> None:
+    for seed in range(3):
+        cube = Cube.random(3, 2000 + seed)
+        assert (_solve_with(monkeypatch, "numba", cube, **options).moves
+                == _solve_with(monkeypatch, "numpy", cube, **options).moves)
+
+
+@needs_numba
+def test_compiled_search_is_chosen_when_numba_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SEARCH_ENV, raising=False)
+    kernel = search_kernel()
+    assert kernel is not None and kernel.__name__.endswith("cube3.kernel")
+
+
+def test_numpy_search_is_chosen_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SEARCH_ENV, "numpy")
+    assert search_kernel() is None
+
+
+def test_unknown_search_choice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SEARCH_ENV, "fortran")
+    with pytest.raises(ValueError, match="numba, numpy or auto"):
+        search_kernel()
+
+
+def test_without_numba_the_numpy_search_solves(tmp_path) -> None:
+    # a fresh interpreter in which "import numba" fails, as on a machine without it
+    probe = ("import sys; sys.modules['numba'] = None\n"
+             "from cubebot.solver import Cube, solve\n"
+             "from cubebot.solver.cube3.twophase import search_kernel\n"
+             "cube = Cube.random(3, 7)\n"
+             "assert search_kernel() is None\n"
+             "assert cube.apply(solve(cube).moves).is_solved\n"
+             "print('numba' in sys.modules and sys.modules['numba'] is not None)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_importing_the_solver_does_not_import_numba() -> None:
+    probe = "import sys; import cubebot.solver.cube3.strategy; print('numba' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"
