@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -116,6 +117,8 @@ def prepare_search() -> None:
 
 
 _PREPARED: set[ModuleType] = set()
+_PHASE2_ARRAY = np.asarray(PHASE2_MOVES, dtype=np.int64)
+_PHASE2_FACE = MOVE_FACE[_PHASE2_ARRAY].astype(np.int64)
 
 
 class SearchTimeout(Exception):
@@ -181,6 +184,48 @@ def _tables() -> _Tables:
 
 
 
+@lru_cache(maxsize=16)
+def _move_masks(views: tuple[View, ...], faces: str) -> tuple[np.ndarray, ...]:
+    """Return the moves allowed after each (view, last face), rows ``view * 7 + face``.
+
+    Three (6 * len(views), moves) bool tables, read-only: phase 1, the last move of phase 1
+    (no phase-2 move: it would make a shorter phase 1), and phase 2.
+    """
+    order = face_order_allowed()
+    phase2 = list(PHASE2_MOVES)
+    is_phase2 = np.zeros(N_MOVES, dtype=bool)
+    is_phase2[phase2] = True
+    allowed = np.array([allowed_in_view(v, faces) for v in views])
+    ok1 = (allowed[:, None, :] & order[None, :, :]).reshape(-1, N_MOVES)
+    ok1_last = ok1 & ~is_phase2
+    ok2 = (allowed[:, phase2][:, None, :] & order[:, phase2][None, :, :]).reshape(
+        -1, len(phase2))
+    for table in (ok1, ok1_last, ok2):
+        table.flags.writeable = False
+    return ok1, ok1_last, ok2
+
+
+@lru_cache(maxsize=16)
+def _roots(cubies: CubieCube, views: tuple[View, ...]) -> tuple[np.ndarray, ...]:
+    """Return the roots of a search, one per view, as read-only arrays.
+
+    (pieces, twist, flip, slice, phase-1 bound): ``pieces`` the corners then the edges
+    (numbered 8..19) of each view in one row, so that one gather turns both. Cached because
+    the default mode's retry searches the same roots again.
+    """
+    arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
+    cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
+    pieces = np.column_stack([cp, ep + 8])
+    twist, flip = coords.twist(co), coords.flip(eo)
+    slc = coords.slice_sorted(ep) // N_SLICEPERM
+    # the roots' distance to G1 does not change with the phase-1 length: work it out once
+    bound = phase1_bound(pruning_tables(), endgames()[0], twist, flip, slc)
+    roots = (pieces, twist, flip, slc, bound)
+    for array in roots:
+        array.flags.writeable = False
+    return roots
+
+
 class TwoPhaseSearch:
     """A two-phase search over several views of one cube.
 
@@ -206,28 +251,11 @@ class TwoPhaseSearch:
         self._prune = pruning_tables()
         self._end1, self._end2 = endgames()
         self._within7 = phase1_within7()
-        self._order = face_order_allowed()
-        self._order2 = self._order[:, list(PHASE2_MOVES)]
-        self._phase2_face = MOVE_FACE[list(PHASE2_MOVES)].astype(np.int64)
-        self._is_phase2 = np.zeros(N_MOVES, dtype=bool)
-        self._is_phase2[list(PHASE2_MOVES)] = True
         self.views = views
-        self._allowed = np.array([allowed_in_view(v, faces) for v in views])
-        self._allowed2 = self._allowed[:, list(PHASE2_MOVES)]
-        # moves allowed after each (view, last face), in one table: row view * 7 + face
-        self._ok1 = (self._allowed[:, None, :] & self._order[None, :, :]).reshape(-1, N_MOVES)
-        self._ok1_last = self._ok1 & ~self._is_phase2
-        self._ok2 = (self._allowed2[:, None, :] & self._order2[None, :, :]).reshape(
-            -1, len(PHASE2_MOVES))
-        arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
-        cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
-        # corners then edges (numbered 8..19) in one row, so one gather turns both
-        self._pieces = np.column_stack([cp, ep + 8])
-        self._root_twist = coords.twist(co)
-        self._root_flip = coords.flip(eo)
-        self._root_slice = coords.slice_sorted(ep) // N_SLICEPERM
-        # the roots' distance to G1 does not change with the phase-1 length: work it out once
-        self._root_bound = self._phase1_bound(self._root_twist, self._root_flip, self._root_slice)
+        self._ok1, self._ok1_last, self._ok2 = _move_masks(views, faces)
+        self._phase2_face = _PHASE2_FACE
+        (self._pieces, self._root_twist, self._root_flip, self._root_slice,
+         self._root_bound) = _roots(cubies, views)
         self._kernel = search_kernel()
         self._buffers: Optional[_KernelBuffers] = None
 
@@ -239,9 +267,6 @@ class TwoPhaseSearch:
             raise SearchTimeout
 
     # -- phase 1 -------------------------------------------------------------------------
-
-    def _phase1_bound(self, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
-        return phase1_bound(self._prune, self._end1, twist, flip, slc)
 
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -470,7 +495,6 @@ class TwoPhaseSearch:
         self.exhausted = not self._truncated
 
 
-_PHASE2_ARRAY = np.asarray(PHASE2_MOVES, dtype=np.int64)
 
 
 @dataclass
@@ -480,7 +504,8 @@ class _KernelBuffers:
     Level ``d`` of a buffer holds the children of one chunk of level ``d - 1``: at most
     ``CHUNK * 18`` nodes, or for phase 2's level 0 a whole batch of phase-1 solutions (the
     children of one phase-1 chunk, so at most as many). Rows are written only as far as they
-    are used, so the untouched pages cost no memory.
+    are used, so the untouched pages cost no memory. The level buffers are reused by the
+    next search in the same thread (a search writes before it reads).
     """
 
     tables1: tuple[Any, ...]
@@ -505,7 +530,7 @@ class _KernelBuffers:
 
     @classmethod
     def make(cls, search: TwoPhaseSearch) -> "_KernelBuffers":
-        """Return the tables and fresh (unwritten) buffers for one search."""
+        """Return the search's tables with this thread's level buffers."""
         t, p = search._t, search._prune
         end1, end2, within7 = search._end1, search._end2, search._within7
         tables1 = (t.twist_rows, t.flip_rows, t.slice_rows, p.twist_slice, p.flip_slice,
@@ -513,16 +538,27 @@ class _KernelBuffers:
                    within7.bits, search._ok1, search._ok1_last, MOVE_FACE)
         tables2 = (t.cperm2_rows, t.udperm2_rows, t.sliceperm2_rows, p.cperm_sliceperm,
                    p.udperm_sliceperm, end2.slots, end2.bits, end2.depth, search._ok2,
-                   MOVE_FACE, search._phase2_face.astype(np.int8))
-        shape = (_MAX_LEVELS, CHUNK * N_MOVES)
+                   MOVE_FACE, _PHASE2_FACE.astype(np.int8))
+        levels = getattr(_THREAD_LEVELS, "levels", None)
+        if levels is None:
+            levels = _THREAD_LEVELS.levels = _new_levels()
+        return cls(tables1, tables2, *levels)
 
-        def levels(dtype: type) -> np.ndarray:
-            return np.empty(shape, dtype=dtype)
 
-        return cls(tables1, tables2,
-                   levels(np.int8), levels(np.int16), levels(np.int16), levels(np.int16),
-                   levels(np.int32), levels(np.int8),
-                   np.zeros(_MAX_LEVELS, np.int64), np.zeros(_MAX_LEVELS, np.int64),
-                   levels(np.int32), levels(np.int32), levels(np.int32), levels(np.int8),
-                   levels(np.int8), levels(np.int32), levels(np.int8),
-                   np.zeros(_MAX_LEVELS, np.int64), np.zeros(_MAX_LEVELS, np.int64))
+_THREAD_LEVELS = threading.local()
+
+
+def _new_levels() -> tuple[np.ndarray, ...]:
+    """Return empty level buffers for phase 1 (8 arrays) then phase 2 (9 arrays)."""
+    shape = (_MAX_LEVELS, CHUNK * N_MOVES)
+
+    def levels(dtype: type) -> np.ndarray:
+        return np.empty(shape, dtype=dtype)
+
+    def counters() -> np.ndarray:
+        return np.zeros(_MAX_LEVELS, np.int64)
+
+    return (levels(np.int8), levels(np.int16), levels(np.int16), levels(np.int16),
+            levels(np.int32), levels(np.int8), counters(), counters(),
+            levels(np.int32), levels(np.int32), levels(np.int32), levels(np.int8),
+            levels(np.int8), levels(np.int32), levels(np.int8), counters(), counters())

@@ -84,8 +84,13 @@ def move_map(view: View) -> np.ndarray:
                     dtype=np.int64)
 
 
+@lru_cache(maxsize=64)
 def view_cube(cubies: CubieCube, view: View) -> CubieCube:
-    """Return the position the view shows (turned so its axis is U-D, inverted if asked)."""
+    """Return the position the view shows (turned so its axis is U-D, inverted if asked).
+
+    Cached: one solve asks for the same views in its short optimal search and in its
+    two-phase searches.
+    """
     cube = cubies.inverse() if view.inverted else cubies
     if not view.rotations:
         return cube
