@@ -57,7 +57,6 @@ def _expand1(d, a, b, left, lv_view, lv_t, lv_f, lv_s, lv_par, lv_mv, tables):  
     use_within = left - 1 == end1_depth + 1
     n = 0
     e = d + 1
-    # first the moves and the two small pair tables (cache-resident), branching ...
     for i in range(a, b):
         v = np.int64(lv_view[d, i])
         last = NO_FACE if d == 0 else np.int64(move_face[lv_mv[d, i]])
@@ -74,11 +73,22 @@ def _expand1(d, a, b, left, lv_view, lv_t, lv_f, lv_s, lv_par, lv_mv, tables):  
             if left == 1:
                 if (t | s | f) != 0:
                     continue
-            elif use_pairs and all_pairs:
-                if flip_slice[f * N_SLICE + s] >= left:
-                    continue
-                if twist_slice[t * N_SLICE + s] >= left:
-                    continue
+            else:
+                if use_pairs:
+                    if twist_flip[t * N_FLIP + f] >= left:
+                        continue
+                    if all_pairs:
+                        if flip_slice[f * N_SLICE + s] >= left:
+                            continue
+                        if twist_slice[t * N_SLICE + s] >= left:
+                            continue
+                if use_end:
+                    if end1[_slot((t * N_FLIP + f) * N_SLICE + s, end1_bits)] >= left:
+                        continue
+                elif use_within:
+                    slot = _slot((t * N_FLIP + f) * N_SLICE + s, within7_bits)
+                    if (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 0:
+                        continue
             lv_view[e, n] = v
             lv_t[e, n] = t
             lv_f[e, n] = f
@@ -86,32 +96,7 @@ def _expand1(d, a, b, left, lv_view, lv_t, lv_f, lv_s, lv_par, lv_mv, tables):  
             lv_par[e, n] = i
             lv_mv[e, n] = m
             n += 1
-    if left == 1 or not (use_pairs or use_end or use_within):
-        return n
-    # ... then the big tables without branches, so that their cache misses overlap; the
-    # kept children move down in place (the same set the NumPy search keeps, in order)
-    kept = 0
-    for r in range(n):
-        t = np.int64(lv_t[e, r])
-        f = np.int64(lv_f[e, r])
-        s = np.int64(lv_s[e, r])
-        keep = True
-        if use_pairs:
-            keep = twist_flip[t * N_FLIP + f] < left
-        key = (t * N_FLIP + f) * N_SLICE + s
-        if use_end:
-            keep = keep & (end1[_slot(key, end1_bits)] < left)
-        elif use_within:
-            slot = _slot(key, within7_bits)
-            keep = keep & (((within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1) == 1)
-        lv_view[e, kept] = lv_view[e, r]
-        lv_t[e, kept] = t
-        lv_f[e, kept] = f
-        lv_s[e, kept] = s
-        lv_par[e, kept] = lv_par[e, r]
-        lv_mv[e, kept] = lv_mv[e, r]
-        kept += np.int64(keep)
-    return kept
+    return n
 
 
 @njit(cache=True)
