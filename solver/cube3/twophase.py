@@ -58,15 +58,20 @@ SEARCH_ENV = "CUBEBOT_SEARCH"  # "numba", "numpy" or "auto" (numba when it can b
 _NO_LIMIT = 1 << 62  # a work limit never reached
 _PAUSE_EVERY = 2_000  # with a deadline, the compiled phase 1 looks at the clock this often
 _MAX_LEVELS = 32  # search depths the compiled search keeps buffers for (bounds are <= 30)
+AUTO_COMPILED_FROM = 2  # with $CUBEBOT_SEARCH=auto, the compiled search runs from this solve on
 
 
 def search_kernel() -> Optional[ModuleType]:
     """Return the compiled inner loops (:mod:`~cubebot.solver.cube3.kernel`), or None for NumPy.
 
     ``$CUBEBOT_SEARCH`` chooses: ``numpy`` the NumPy search, ``numba`` the compiled one (an
-    error if numba is missing), ``auto`` or unset the compiled one when numba can be imported.
-    numba is imported here, at the first 3x3 search, never when the package loads; its cache
-    of compiled code goes to ``numba/`` in the table cache unless ``NUMBA_CACHE_DIR`` is set.
+    error if numba is missing), ``auto`` or unset the compiled one when numba can be imported,
+    from the process's second 3x3 solve on. The two give the same answers, so the choice is
+    only about time: numba's start-up (~0.6 s and ~100 MB with its disk cache warm, ~10 s to
+    compile without) would make a process that solves once, such as ``cubebot solve``, slower
+    than the NumPy search; a process that solves again soon gains (~2x per solve).
+    numba is imported here, never when the package loads; its cache of compiled code goes to
+    ``numba/`` in the table cache unless ``NUMBA_CACHE_DIR`` is set.
 
     Raises:
         ValueError: ``$CUBEBOT_SEARCH`` is not one of the three words.
@@ -75,7 +80,7 @@ def search_kernel() -> Optional[ModuleType]:
     choice = os.environ.get(SEARCH_ENV, "auto").strip().lower() or "auto"
     if choice not in ("auto", "numba", "numpy"):
         raise ValueError(f"${SEARCH_ENV}={choice!r}: use numba, numpy or auto")
-    if choice == "numpy":
+    if choice == "numpy" or (choice == "auto" and _solves_prepared < AUTO_COMPILED_FROM):
         return None
     return _load_kernel(required=choice == "numba")
 
@@ -95,12 +100,14 @@ def _load_kernel(required: bool) -> Optional[ModuleType]:
 
 
 def prepare_search() -> None:
-    """Load (the first time, compile) the compiled inner loops, if they are to be used.
+    """Count a 3x3 solve; load (the first time, compile) the compiled search if it is to be used.
 
     Called before a solve's clock starts, so that a timeout counts searching only: a tiny
     search on a two-move scramble runs each compiled function once with the argument types of
     every later search, which makes numba compile them, or load them from its disk cache.
     """
+    global _solves_prepared
+    _solves_prepared += 1
     kernel = search_kernel()
     if kernel is None or kernel in _PREPARED:
         return
@@ -117,6 +124,7 @@ def prepare_search() -> None:
 
 
 _PREPARED: set[ModuleType] = set()
+_solves_prepared = 0  # 3x3 solves started in this process (calls of prepare_search)
 _PHASE2_ARRAY = np.asarray(PHASE2_MOVES, dtype=np.int64)
 _PHASE2_FACE = MOVE_FACE[_PHASE2_ARRAY].astype(np.int64)
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from cubebot.solver import Cube, solve
+from cubebot.solver.cube3 import twophase
 from cubebot.solver.cube3.twophase import SEARCH_ENV, search_kernel
 
 needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
@@ -42,10 +43,25 @@ def test_compiled_and_numpy_searches_agree_with_options(
 
 
 @needs_numba
-def test_compiled_search_is_chosen_when_numba_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_runs_the_compiled_search_from_the_second_solve(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(SEARCH_ENV, raising=False)
+    monkeypatch.setattr(twophase, "_solves_prepared", 0)
+    assert search_kernel() is None
+    monkeypatch.setattr(twophase, "_solves_prepared", twophase.AUTO_COMPILED_FROM)
     kernel = search_kernel()
     assert kernel is not None and kernel.__name__.endswith("cube3.kernel")
+
+
+@needs_numba
+def test_a_process_that_solves_once_does_not_load_numba() -> None:
+    probe = ("import sys, os; os.environ.pop('CUBEBOT_SEARCH', None)\n"
+             "from cubebot.solver import Cube, solve\n"
+             "solve(Cube.random(3, 1)); print('numba' in sys.modules)\n"
+             "solve(Cube.random(3, 2)); print('numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["False", "True"]
 
 
 def test_numpy_search_is_chosen_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
