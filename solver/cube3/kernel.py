@@ -19,6 +19,8 @@ This module imports numba at the top, so it is imported only when a 3x3 search s
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -41,12 +43,14 @@ DONE, BATCH, PAUSE, TIMEOUT = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _slot(key: int, bits: int) -> np.uint64:
+def _slot(key: np.int64, bits: int) -> np.uint64:
     return (np.uint64(key) * GOLDEN) >> np.uint64(64 - bits)
 
 
 @njit(cache=True)
-def _expand1(d, a, b, left, lv_view, lv_t, lv_f, lv_s, lv_par, lv_mv, tables):  # type: ignore[no-untyped-def]
+def _expand1(d: int, a: int, b: int, left: int, lv_view: np.ndarray, lv_t: np.ndarray,
+             lv_f: np.ndarray, lv_s: np.ndarray, lv_par: np.ndarray, lv_mv: np.ndarray,
+             tables: tuple[Any, ...]) -> int:
     """Write the kept children of level ``d``'s nodes a..b-1 to level d+1; return how many."""
     (twist_rows, flip_rows, slice_rows, twist_slice, flip_slice, twist_flip,
      end1, end1_bits, end1_depth, within7, within7_bits, ok1, ok1_last, move_face) = tables
@@ -100,8 +104,10 @@ def _expand1(d, a, b, left, lv_view, lv_t, lv_f, lv_s, lv_par, lv_mv, tables):  
 
 
 @njit(cache=True)
-def phase1_advance(state, length, bound, work_limit, pause_at, lv_view, lv_t, lv_f, lv_s,  # type: ignore[no-untyped-def]
-                   lv_par, lv_mv, lv_n, lv_pos, tables):
+def phase1_advance(state: np.ndarray, length: int, bound: int, work_limit: int, pause_at: int,
+                   lv_view: np.ndarray, lv_t: np.ndarray, lv_f: np.ndarray, lv_s: np.ndarray,
+                   lv_par: np.ndarray, lv_mv: np.ndarray, lv_n: np.ndarray, lv_pos: np.ndarray,
+                   tables: tuple[Any, ...]) -> int:
     """Run phase 1 of ``length`` moves until a batch, a pause, the end or the work limit.
 
     ``state`` holds (level, work, batch level, batch start, batch end); level 0 of the
@@ -155,7 +161,8 @@ def phase1_advance(state, length, bound, work_limit, pause_at, lv_view, lv_t, lv
 
 
 @njit(cache=True)
-def phase1_batch(level, a, b, lv_view, lv_par, lv_mv):  # type: ignore[no-untyped-def]
+def phase1_batch(level: int, a: int, b: int, lv_view: np.ndarray, lv_par: np.ndarray,
+                 lv_mv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (view index, move path) of the nodes a..b-1 of a level, paths read up the parents."""
     n = b - a
     views = np.empty(n, dtype=np.int64)
@@ -170,8 +177,8 @@ def phase1_batch(level, a, b, lv_view, lv_par, lv_mv):  # type: ignore[no-untype
 
 
 @njit(cache=True, inline="always")
-def _rank(p, start, n, offset):  # type: ignore[no-untyped-def]
-    """Return the lexicographic rank of p[start:start+n] - offset."""
+def _rank(p: np.ndarray, start: int, n: int) -> int:
+    """Return the lexicographic rank of the permutation p[start:start+n] (of any n values)."""
     r = 0
     for i in range(n):
         smaller = 0
@@ -184,8 +191,12 @@ def _rank(p, start, n, offset):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def phase2_search(views, paths, budget, every, work, work_limit, root_pieces, move_pieces,  # type: ignore[no-untyped-def]
-                  tables, lv_cand, lv_c, lv_u, lv_s, lv_last, lv_par, lv_mv, lv_n, lv_pos):
+def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool, work: int,
+                  work_limit: int, root_pieces: np.ndarray, move_pieces: np.ndarray,
+                  tables: tuple[Any, ...], lv_cand: np.ndarray, lv_c: np.ndarray,
+                  lv_u: np.ndarray, lv_s: np.ndarray, lv_last: np.ndarray, lv_par: np.ndarray,
+                  lv_mv: np.ndarray, lv_n: np.ndarray, lv_pos: np.ndarray
+                  ) -> tuple[int, int, np.ndarray, np.ndarray]:
     """Return (status, work, candidates, phase-2 move indices) of the shortest finishes.
 
     The candidates are the phase-1 paths ``paths`` of the views ``views``; a finish is searched
@@ -214,9 +225,9 @@ def phase2_search(views, paths, budget, every, work, work_limit, root_pieces, mo
             for k in range(20):
                 turned[k] = pieces[move_pieces[m, k]]
             pieces[:] = turned
-        cp[i] = _rank(pieces, 0, 8, 0)
-        ud[i] = _rank(pieces, 8, 8, 8)
-        sp[i] = _rank(pieces, 16, 4, 16)
+        cp[i] = _rank(pieces, 0, 8)
+        ud[i] = _rank(pieces, 8, 8)
+        sp[i] = _rank(pieces, 16, 4)
         b1 = np.int64(cperm_sliceperm[cp[i] * N_SLICEPERM + sp[i]])
         b2 = np.int64(udperm_sliceperm[ud[i] * N_SLICEPERM + sp[i]])
         b3 = np.int64(end2[_slot((cp[i] * N_UDPERM + ud[i]) * N_SLICEPERM + sp[i], end2_bits)])
