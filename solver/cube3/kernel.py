@@ -318,3 +318,87 @@ def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool
         if found:
             return DONE, work, out_cand[:found], out_moves[:found, :depth]
     return DONE, work, out_cand[:0], out_moves[:0, :0]
+
+
+@njit(cache=True, inline="always")
+def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
+               tables: tuple[Any, ...]) -> bool:
+    """Return whether an axis may still reach its subgroup in fewer than ``left`` moves."""
+    (twist_slice, flip_slice, twist_flip, end1, end1_bits, end1_depth, within7,
+     within7_bits) = tables
+    s = sorted_slice // N_SLICEPERM
+    key = (t * N_FLIP + f) * N_SLICE + s
+    if left - 1 <= end1_depth:
+        return end1[_slot(key, end1_bits)] < left
+    if left - 1 == end1_depth + 1:
+        slot = _slot(key, within7_bits)
+        return (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+    if left > MAX_PAIR_DISTANCE:
+        return True
+    return (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
+            and twist_flip[t * N_FLIP + f] < left)
+
+
+@njit(cache=True)
+def shortest(root: np.ndarray, root_cperm: int, lower: int, max_length: int,
+             order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+             twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
+             cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> np.ndarray:
+    """Return the first shortest solution (move indices) of at most ``max_length``, or -1s.
+
+    IDA* depth by depth from ``lower``, moves tried in index order, so the answer is the one
+    :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds: the first in that order among
+    the shortest. ``root`` is (3 axes, twist / flip / sorted slice). No clock is read, so
+    this is for short searches only. Returns an array of the solution's length, or ``[-1]``
+    when there is none within ``max_length``.
+    """
+    levels = max_length + 1
+    t = np.empty((levels, 3), dtype=np.int64)
+    f = np.empty((levels, 3), dtype=np.int64)
+    s = np.empty((levels, 3), dtype=np.int64)
+    c = np.empty(levels, dtype=np.int64)
+    next_move = np.empty(levels, dtype=np.int64)
+    path = np.empty(max(max_length, 1), dtype=np.int64)
+    for depth in range(lower, max_length + 1):
+        if depth == 0:
+            if root[0, 2] == 0 and root[1, 2] == 0 and root[2, 2] == 0 and root_cperm == 0:
+                return path[:0]
+            continue
+        for a in range(3):
+            t[0, a] = root[a, 0]
+            f[0, a] = root[a, 1]
+            s[0, a] = root[a, 2]
+        c[0] = root_cperm
+        next_move[0] = 0
+        d = 0
+        while d >= 0:
+            m = next_move[d]
+            if m >= N_MOVES:
+                d -= 1
+                continue
+            next_move[d] = m + 1
+            last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
+            if not order[last, m]:
+                continue
+            left = depth - d
+            e = d + 1
+            fits = True
+            for a in range(3):
+                r = rename[a, m]
+                t[e, a] = twist_moves[t[d, a], r]
+                f[e, a] = flip_moves[f[d, a], r]
+                s[e, a] = slice_moves[s[d, a], r]
+                if not _axis_fits(t[e, a], f[e, a], s[e, a], left, tables):
+                    fits = False
+                    break
+            if not fits:
+                continue
+            c[e] = cperm_moves[c[d], m]
+            path[d] = m
+            if left == 1:
+                if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
+                    return path[:depth]
+                continue
+            next_move[e] = 0
+            d = e
+    return np.full(1, -1, dtype=np.int64)

@@ -119,6 +119,9 @@ def prepare_search() -> None:
     search = TwoPhaseSearch(cube, VIEWS, FACE_LETTERS, bound=3)
     for _ in search.solutions(every=True):
         pass
+    from cubebot.solver.cube3.optimal import OptimalSearch
+
+    OptimalSearch(cube).search(2)
     _PREPARED.add(kernel)
     log.debug("compiled 3x3 search ready in %.2f s", time.perf_counter() - start)
 

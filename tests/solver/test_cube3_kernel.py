@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import pytest
 from cubebot.solver import Cube, solve
 from cubebot.solver.cube3 import twophase
 from cubebot.solver.cube3.twophase import SEARCH_ENV, search_kernel
+from cubebot.solver.notation import FACE_MOVES
 
 needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
                                  reason="numba is not installed: only the NumPy search runs")
@@ -40,6 +42,19 @@ def test_compiled_and_numpy_searches_agree_with_options(
         cube = Cube.random(3, 2000 + seed)
         assert (_solve_with(monkeypatch, "numba", cube, **options).moves
                 == _solve_with(monkeypatch, "numpy", cube, **options).moves)
+
+
+@needs_numba
+@pytest.mark.parametrize("length", [4, 6, 7, 8])
+def test_compiled_and_numpy_short_optimal_searches_agree(
+        monkeypatch: pytest.MonkeyPatch, length: int) -> None:
+    rng = random.Random(length)
+    for _ in range(5):
+        cube = Cube.solved().apply(tuple(rng.choice(FACE_MOVES) for _ in range(length)))
+        numpy_answer = _solve_with(monkeypatch, "numpy", cube)
+        compiled_answer = _solve_with(monkeypatch, "numba", cube)
+        assert compiled_answer.moves == numpy_answer.moves
+        assert compiled_answer.optimal == numpy_answer.optimal
 
 
 @needs_numba
