@@ -328,15 +328,16 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
      within7_bits) = tables
     s = sorted_slice // N_SLICEPERM
     key = (t * N_FLIP + f) * N_SLICE + s
+    fits: bool = True
     if left - 1 <= end1_depth:
-        return end1[_slot(key, end1_bits)] < left
-    if left - 1 == end1_depth + 1:
+        fits = end1[_slot(key, end1_bits)] < left
+    elif left - 1 == end1_depth + 1:
         slot = _slot(key, within7_bits)
-        return (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
-    if left > MAX_PAIR_DISTANCE:
-        return True
-    return (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
-            and twist_flip[t * N_FLIP + f] < left)
+        fits = (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+    elif left <= MAX_PAIR_DISTANCE:
+        fits = (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
+                and twist_flip[t * N_FLIP + f] < left)
+    return fits
 
 
 @njit(cache=True)
