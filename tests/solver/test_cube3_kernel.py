@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import subprocess
 import sys
@@ -109,3 +110,16 @@ def test_importing_the_solver_does_not_import_numba() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+@needs_numba
+def test_compiled_code_is_cached_beside_the_tables(tmp_path) -> None:
+    probe = ("import os\n"
+             "from cubebot.solver.cube3.twophase import search_kernel\n"
+             "search_kernel()\n"
+             "print(os.environ['NUMBA_CACHE_DIR'])")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update({"CUBEBOT_CACHE_DIR": str(tmp_path), SEARCH_ENV: "numba"})
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, env=env)
+    assert done.stdout.strip() == str(tmp_path / "numba")
