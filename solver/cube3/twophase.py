@@ -89,6 +89,11 @@ def search_kernel() -> Optional[ModuleType]:
 def _load_kernel(required: bool) -> Optional[ModuleType]:
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
     try:
+        import numba
+
+        config = numba.config  # its settings are made at run time: no attributes to type
+        if not getattr(config, "CACHE_DIR", ""):  # numba came in earlier, without the variable
+            setattr(config, "CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
         from cubebot.solver.cube3 import kernel
     except ImportError as err:
         if required:
@@ -123,7 +128,9 @@ def prepare_search() -> None:
 
     OptimalSearch(cube).search(2)
     _PREPARED.add(kernel)
-    log.debug("compiled 3x3 search ready in %.2f s", time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    # numba compiles on the first use after an install (~10 s), then loads its disk cache
+    (log.info if seconds > 2 else log.debug)("compiled 3x3 search ready in %.2f s", seconds)
 
 
 _PREPARED: set[ModuleType] = set()
