@@ -23,6 +23,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -523,7 +524,8 @@ class _KernelBuffers:
     ``CHUNK * 18`` nodes, or for phase 2's level 0 a whole batch of phase-1 solutions (the
     children of one phase-1 chunk, so at most as many). Rows are written only as far as they
     are used, so the untouched pages cost no memory. The level buffers are reused by the
-    next search in the same thread (a search writes before it reads).
+    next search in the same thread once the last one is gone (a search writes before it
+    reads).
     """
 
     tables1: tuple[Any, ...]
@@ -557,9 +559,16 @@ class _KernelBuffers:
         tables2 = (t.cperm2_rows, t.udperm2_rows, t.sliceperm2_rows, p.cperm_sliceperm,
                    p.udperm_sliceperm, end2.slots, end2.bits, end2.depth, search._ok2,
                    MOVE_FACE, _PHASE2_FACE.astype(np.int8))
-        levels = getattr(_THREAD_LEVELS, "levels", None)
-        if levels is None:
-            levels = _THREAD_LEVELS.levels = _new_levels()
+        # the thread's buffers, unless a search still alive in this thread holds them (two
+        # searches interleaved): then fresh ones
+        owner = getattr(_THREAD_LEVELS, "owner", None)
+        if owner is None or owner() is None:
+            if getattr(_THREAD_LEVELS, "levels", None) is None:
+                _THREAD_LEVELS.levels = _new_levels()
+            _THREAD_LEVELS.owner = weakref.ref(search)
+            levels = _THREAD_LEVELS.levels
+        else:
+            levels = _new_levels()
         return cls(tables1, tables2, *levels)
 
 

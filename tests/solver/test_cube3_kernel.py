@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import random
 import subprocess
@@ -123,3 +124,28 @@ def test_compiled_code_is_cached_beside_the_tables(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True, env=env)
     assert done.stdout.strip() == str(tmp_path / "numba")
+
+
+@needs_numba
+def test_two_searches_interleaved_in_one_thread_do_not_share_buffers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubebot.solver.cube3.twophase import TwoPhaseSearch
+    from cubebot.solver.cube3.views import VIEWS
+
+    monkeypatch.setenv(SEARCH_ENV, "numba")
+    cubes = [Cube.random(3, 40 + k).cubies for k in range(2)]
+
+    def stream(k: int):
+        """Yield (moves, work so far) of each solution of cube k, nodes counted as it goes."""
+        search = TwoPhaseSearch(cubes[k], VIEWS, "URFDLB", bound=24)
+        return ((found.moves, search.work) for found in search.solutions())
+
+    alone = [list(itertools.islice(stream(k), 3)) for k in range(2)]
+    first, second = stream(0), stream(1)
+    together: list[list] = [[], []]
+    for _ in range(3):  # one solution of each in turn: each search resumes after the other
+        for k, solutions in enumerate((first, second)):
+            found = next(solutions, None)
+            if found is not None:
+                together[k].append(found)
+    assert together == alone and len(alone[0]) > 1
