@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import lru_cache
+from types import ModuleType
 from typing import Iterator, Optional
 
 import numpy as np
@@ -24,7 +26,7 @@ from cubebot.solver.cube3.endgame import endgames, phase1_bound, phase1_key, pha
 from cubebot.solver.cube3.movetables import move_tables
 from cubebot.solver.cube3.pruning import pruning_tables
 from cubebot.solver.cube3.twophase import (
-    CHUNK, MAX_PAIR_DISTANCE, NO_FACE, SearchTimeout, face_order_allowed,
+    CHUNK, MAX_PAIR_DISTANCE, NO_FACE, SearchTimeout, face_order_allowed, search_kernel,
 )
 from cubebot.solver.cube3.views import View, move_map, view_cube
 from cubebot.solver.cubie import CubieCube
@@ -35,6 +37,24 @@ __all__ = ["OptimalSearch"]
 log = logging.getLogger(__name__)
 
 N_AXES = 3
+# searches this short run compiled when the two-phase search does: they take milliseconds,
+# so the compiled one, which cannot look at the clock, never overruns a deadline by much
+COMPILED_DEPTH = 8
+
+
+@lru_cache(maxsize=8)
+def _move_rules(faces: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (which move may follow which face, read-only; each move's index in each axis).
+
+    The first is :func:`face_order_allowed` with the moves of other faces than ``faces``
+    left out; the second, per axis, the index each of the 18 moves has in that axis' view.
+    """
+    allowed = np.array([m.name in faces for m in FACE_MOVES], dtype=bool)
+    order = face_order_allowed() & allowed[None, :]
+    rename = np.stack([move_map(View(a, False)) for a in range(N_AXES)])
+    order.flags.writeable = False
+    rename.flags.writeable = False
+    return order, rename
 
 
 class OptimalSearch:
@@ -47,20 +67,13 @@ class OptimalSearch:
         self._moves, self._prune = move_tables(), pruning_tables()
         self._end1 = endgames()[0]
         self._within7 = phase1_within7()
-        self._order = face_order_allowed()
-        allowed = np.array([m.name in faces for m in FACE_MOVES], dtype=bool)
-        self._order &= allowed[None, :]
-        # per axis: the move index each of the 18 moves has in that axis' view
-        self._rename = np.stack([move_map(View(a, False)) for a in range(N_AXES)])
-        twists, flips, slices = [], [], []
-        for axis in range(N_AXES):
-            cp, co, ep, eo = coords.as_arrays(view_cube(cubies, View(axis, False)))
-            twists.append(int(coords.twist(co)[0]))
-            flips.append(int(coords.flip(eo)[0]))
-            slices.append(int(coords.slice_sorted(ep)[0]))
+        self._order, self._rename = _move_rules(faces)
+        # the three axes' views as three rows, so each coordinate is one NumPy call
+        arrays = [coords.as_arrays(view_cube(cubies, View(a, False))) for a in range(N_AXES)]
+        _, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
         cp0 = coords.as_arrays(cubies)[0]
-        self._root = (np.array([twists]), np.array([flips]), np.array([slices]),
-                      coords.cperm(cp0))
+        self._root = (coords.twist(co)[None, :], coords.flip(eo)[None, :],
+                      coords.slice_sorted(ep)[None, :], coords.cperm(cp0))
 
     def _axis_bound(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray
                     ) -> np.ndarray:
@@ -86,9 +99,8 @@ class OptimalSearch:
 
     def lower_bound(self) -> int:
         """Return the root's lower bound on the solution length."""
-        twist, flip, ss, _ = self._root
-        return int(max(self._axis_bound(twist[:, a], flip[:, a], ss[:, a]).max()
-                       for a in range(N_AXES)))
+        twist, flip, ss, _ = self._root  # one row: the three axes side by side
+        return int(self._axis_bound(twist[0], flip[0], ss[0]).max())
 
     def _expand(self, twist: np.ndarray, flip: np.ndarray, ss: np.ndarray, cperm: np.ndarray,
                 path: np.ndarray, left: int) -> Iterator[np.ndarray]:
@@ -127,6 +139,9 @@ class OptimalSearch:
 
         Raises SearchTimeout when the deadline passes first.
         """
+        kernel = search_kernel() if max_length <= COMPILED_DEPTH else None
+        if kernel is not None:
+            return self._search_compiled(kernel, max_length)
         twist, flip, ss, cperm = self._root
         for depth in range(self.lower_bound(), max_length + 1):
             log.debug("optimal search: depth %d (%d nodes so far)", depth, self.nodes)
@@ -134,3 +149,20 @@ class OptimalSearch:
             for path in self._expand(twist, flip, ss, cperm, empty, depth):
                 return coords.move_names(path)
         return None
+
+    def _search_compiled(self, kernel: ModuleType, max_length: int) -> Optional[tuple[Move, ...]]:
+        """Return what :meth:`search` returns, from :func:`kernel.shortest`."""
+        lower = self.lower_bound()
+        if lower > max_length:
+            return None
+        twist, flip, ss, cperm = self._root
+        root = np.stack([twist[0], flip[0], ss[0]], axis=1).astype(np.int64)
+        p, moves = self._prune, self._moves
+        tables = (p.twist_slice, p.flip_slice, p.twist_flip, self._end1.slots, self._end1.bits,
+                  self._end1.depth, self._within7.bits_array, self._within7.bits)
+        path = kernel.shortest(root, int(cperm[0]), lower, max_length, self._order, self._rename,
+                               MOVE_FACE, moves.twist, moves.flip, moves.slice_sorted,
+                               moves.cperm, tables)
+        if len(path) and path[0] < 0:
+            return None
+        return coords.move_names(path)

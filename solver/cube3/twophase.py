@@ -19,10 +19,15 @@ unless ``phase2_cap`` cut a phase-2 search short, which the search then remember
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator, Optional
+from types import ModuleType
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
@@ -40,12 +45,99 @@ from cubebot.solver.cube3.pruning import pruning_tables, slice_moves
 from cubebot.solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
 from cubebot.solver.cubie import CubieCube
 from cubebot.solver.notation import Move
+from cubebot.solver.tables import cache_dir
 
-__all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout"]
+__all__ = ["TwoPhaseSearch", "Found", "face_order_allowed", "SearchTimeout", "search_kernel",
+           "prepare_search", "SEARCH_ENV"]
+
+log = logging.getLogger(__name__)
 
 CHUNK = 4_000  # nodes expanded per NumPy step; bounds memory, keeps steps cache-friendly
 NO_FACE = 6  # "no previous move" in the face-order table
 MAX_PAIR_DISTANCE = 9  # the largest entry of the phase-1 pair tables
+SEARCH_ENV = "CUBEBOT_SEARCH"  # "numba", "numpy" or "auto" (numba when it can be imported)
+_NO_LIMIT = 1 << 62  # a work limit never reached
+_PAUSE_EVERY = 2_000  # with a deadline, the compiled phase 1 looks at the clock this often
+_MAX_LEVELS = 32  # search depths the compiled search keeps buffers for (bounds are <= 30)
+AUTO_COMPILED_FROM = 2  # with $CUBEBOT_SEARCH=auto, the compiled search runs from this solve on
+
+
+def search_kernel() -> Optional[ModuleType]:
+    """Return the compiled inner loops (:mod:`~cubebot.solver.cube3.kernel`), or None for NumPy.
+
+    ``$CUBEBOT_SEARCH`` chooses: ``numpy`` the NumPy search, ``numba`` the compiled one (an
+    error if numba is missing), ``auto`` or unset the compiled one when numba can be imported,
+    from the process's second 3x3 solve on. The two give the same answers, so the choice is
+    only about time: numba's start-up (~0.6 s and ~100 MB with its disk cache warm, ~10 s to
+    compile without) would make a process that solves once, such as ``cubebot solve``, slower
+    than the NumPy search; a process that solves again soon gains (~2x per solve).
+    numba is imported here, never when the package loads; its cache of compiled code goes to
+    ``numba/`` in the table cache unless ``NUMBA_CACHE_DIR`` is set.
+
+    Raises:
+        ValueError: ``$CUBEBOT_SEARCH`` is not one of the three words.
+        ImportError: ``$CUBEBOT_SEARCH=numba`` and numba cannot be imported.
+    """
+    choice = os.environ.get(SEARCH_ENV, "auto").strip().lower() or "auto"
+    if choice not in ("auto", "numba", "numpy"):
+        raise ValueError(f"${SEARCH_ENV}={choice!r}: use numba, numpy or auto")
+    if choice == "numpy" or (choice == "auto" and _solves_prepared < AUTO_COMPILED_FROM):
+        return None
+    return _load_kernel(required=choice == "numba")
+
+
+@lru_cache(maxsize=2)
+def _load_kernel(required: bool) -> Optional[ModuleType]:
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
+    try:
+        import numba
+
+        config = numba.config  # its settings are made at run time: no attributes to type
+        if not getattr(config, "CACHE_DIR", ""):  # numba came in earlier, without the variable
+            setattr(config, "CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
+        from cubebot.solver.cube3 import kernel
+    except ImportError as err:
+        if required:
+            raise ImportError(f"${SEARCH_ENV}=numba but numba cannot be imported ({err}); "
+                              "install it with pip install numba") from err
+        log.debug("numba not importable (%s): the 3x3 search runs in NumPy", err)
+        return None
+    return kernel
+
+
+def prepare_search() -> None:
+    """Count a 3x3 solve; load (the first time, compile) the compiled search if it is to be used.
+
+    Called before a solve's clock starts, so that a timeout counts searching only: a tiny
+    search on a two-move scramble runs each compiled function once with the argument types of
+    every later search, which makes numba compile them, or load them from its disk cache.
+    """
+    global _solves_prepared
+    _solves_prepared += 1
+    kernel = search_kernel()
+    if kernel is None or kernel in _PREPARED:
+        return
+    start = time.perf_counter()
+    from cubebot.solver.cube3.views import VIEWS
+    from cubebot.solver.notation import FACE_LETTERS, FACE_MOVES
+
+    cube = CubieCube.solved(3).apply((FACE_MOVES[0], FACE_MOVES[3]))  # U R
+    search = TwoPhaseSearch(cube, VIEWS, FACE_LETTERS, bound=3)
+    for _ in search.solutions(every=True):
+        pass
+    from cubebot.solver.cube3.optimal import OptimalSearch
+
+    OptimalSearch(cube).search(2)
+    _PREPARED.add(kernel)
+    seconds = time.perf_counter() - start
+    # numba compiles on the first use after an install (~10 s), then loads its disk cache
+    (log.info if seconds > 2 else log.debug)("compiled 3x3 search ready in %.2f s", seconds)
+
+
+_PREPARED: set[ModuleType] = set()
+_solves_prepared = 0  # 3x3 solves started in this process (calls of prepare_search)
+_PHASE2_ARRAY = np.asarray(PHASE2_MOVES, dtype=np.int64)
+_PHASE2_FACE = MOVE_FACE[_PHASE2_ARRAY].astype(np.int64)
 
 
 class SearchTimeout(Exception):
@@ -111,6 +203,48 @@ def _tables() -> _Tables:
 
 
 
+@lru_cache(maxsize=16)
+def _move_masks(views: tuple[View, ...], faces: str) -> tuple[np.ndarray, ...]:
+    """Return the moves allowed after each (view, last face), rows ``view * 7 + face``.
+
+    Three (6 * len(views), moves) bool tables, read-only: phase 1, the last move of phase 1
+    (no phase-2 move: it would make a shorter phase 1), and phase 2.
+    """
+    order = face_order_allowed()
+    phase2 = list(PHASE2_MOVES)
+    is_phase2 = np.zeros(N_MOVES, dtype=bool)
+    is_phase2[phase2] = True
+    allowed = np.array([allowed_in_view(v, faces) for v in views])
+    ok1 = (allowed[:, None, :] & order[None, :, :]).reshape(-1, N_MOVES)
+    ok1_last = ok1 & ~is_phase2
+    ok2 = (allowed[:, phase2][:, None, :] & order[:, phase2][None, :, :]).reshape(
+        -1, len(phase2))
+    for table in (ok1, ok1_last, ok2):
+        table.flags.writeable = False
+    return ok1, ok1_last, ok2
+
+
+@lru_cache(maxsize=16)
+def _roots(cubies: CubieCube, views: tuple[View, ...]) -> tuple[np.ndarray, ...]:
+    """Return the roots of a search, one per view, as read-only arrays.
+
+    (pieces, twist, flip, slice, phase-1 bound): ``pieces`` the corners then the edges
+    (numbered 8..19) of each view in one row, so that one gather turns both. Cached because
+    the default mode's retry searches the same roots again.
+    """
+    arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
+    cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
+    pieces = np.column_stack([cp, ep + 8])
+    twist, flip = coords.twist(co), coords.flip(eo)
+    slc = coords.slice_sorted(ep) // N_SLICEPERM
+    # the roots' distance to G1 does not change with the phase-1 length: work it out once
+    bound = phase1_bound(pruning_tables(), endgames()[0], twist, flip, slc)
+    roots = (pieces, twist, flip, slc, bound)
+    for array in roots:
+        array.flags.writeable = False
+    return roots
+
+
 class TwoPhaseSearch:
     """A two-phase search over several views of one cube.
 
@@ -136,26 +270,13 @@ class TwoPhaseSearch:
         self._prune = pruning_tables()
         self._end1, self._end2 = endgames()
         self._within7 = phase1_within7()
-        self._order = face_order_allowed()
-        self._order2 = self._order[:, list(PHASE2_MOVES)]
-        self._phase2_face = MOVE_FACE[list(PHASE2_MOVES)].astype(np.int64)
-        self._is_phase2 = np.zeros(N_MOVES, dtype=bool)
-        self._is_phase2[list(PHASE2_MOVES)] = True
         self.views = views
-        self._allowed = np.array([allowed_in_view(v, faces) for v in views])
-        self._allowed2 = self._allowed[:, list(PHASE2_MOVES)]
-        # moves allowed after each (view, last face), in one table: row view * 7 + face
-        self._ok1 = (self._allowed[:, None, :] & self._order[None, :, :]).reshape(-1, N_MOVES)
-        self._ok1_last = self._ok1 & ~self._is_phase2
-        self._ok2 = (self._allowed2[:, None, :] & self._order2[None, :, :]).reshape(
-            -1, len(PHASE2_MOVES))
-        arrays = [coords.as_arrays(view_cube(cubies, v)) for v in views]
-        cp, co, ep, eo = (np.concatenate([a[k] for a in arrays]) for k in range(4))
-        # corners then edges (numbered 8..19) in one row, so one gather turns both
-        self._pieces = np.column_stack([cp, ep + 8])
-        self._root_twist = coords.twist(co)
-        self._root_flip = coords.flip(eo)
-        self._root_slice = coords.slice_sorted(ep) // N_SLICEPERM
+        self._ok1, self._ok1_last, self._ok2 = _move_masks(views, faces)
+        self._phase2_face = _PHASE2_FACE
+        (self._pieces, self._root_twist, self._root_flip, self._root_slice,
+         self._root_bound) = _roots(cubies, views)
+        self._kernel = search_kernel()
+        self._buffers: Optional[_KernelBuffers] = None
 
     def _check_time(self) -> None:
         """Raise SearchTimeout when the deadline has passed or the work budget is spent."""
@@ -165,9 +286,6 @@ class TwoPhaseSearch:
             raise SearchTimeout
 
     # -- phase 1 -------------------------------------------------------------------------
-
-    def _phase1_bound(self, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray) -> np.ndarray:
-        return phase1_bound(self._prune, self._end1, twist, flip, slc)
 
     def _expand1(self, view: np.ndarray, twist: np.ndarray, flip: np.ndarray, slc: np.ndarray,
                  path: np.ndarray, left: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -216,10 +334,16 @@ class TwoPhaseSearch:
                                      child_path[part], left - 1)
 
     def phase1(self, length: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Yield batches (view index, move path) of all phase-1 solutions of ``length``."""
-        bound = self._phase1_bound(self._root_twist, self._root_flip, self._root_slice)
-        roots = np.flatnonzero(bound <= length)
+        """Yield batches (view index, move path) of all phase-1 solutions of ``length``.
+
+        Batches may be empty. Raises SearchTimeout when the deadline passes or the work
+        budget is spent.
+        """
+        roots = np.flatnonzero(self._root_bound <= length)
         if roots.size == 0:
+            return
+        if self._kernel is not None:
+            yield from self._phase1_compiled(roots, length)
             return
         empty = np.zeros((len(roots), 0), dtype=np.uint8)
         yield from self._expand1(roots, self._root_twist[roots], self._root_flip[roots],
@@ -279,6 +403,8 @@ class TwoPhaseSearch:
         All candidates that finish in the shortest length found are returned, or with
         ``every`` false just the first one met.
         """
+        if self._kernel is not None:
+            return self._phase2_compiled(view, path, budget, every)
         cp, ud, sp = self._g1_coordinates(view, path)
         h = self._phase2_bound(cp, ud, sp)
         fits = np.flatnonzero(h <= budget)
@@ -299,6 +425,63 @@ class TwoPhaseSearch:
             if found:
                 return found
         return []
+
+    # -- the compiled path ---------------------------------------------------------------
+
+    def _compiled(self) -> "_KernelBuffers":
+        if self._buffers is None:
+            self._buffers = _KernelBuffers.make(self)
+        return self._buffers
+
+    def _phase1_compiled(self, roots: np.ndarray, length: int
+                         ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield what :meth:`phase1` yields, from :func:`kernel.phase1_advance` (empty batches skipped)."""
+        kernel, buf = self._kernel, self._compiled()
+        assert kernel is not None
+        if length >= _MAX_LEVELS:
+            raise ValueError(f"phase-1 length {length} > {_MAX_LEVELS - 1}: bounds are <= 30")
+        n = len(roots)
+        buf.p1_view[0, :n] = roots
+        buf.p1_t[0, :n] = self._root_twist[roots]
+        buf.p1_f[0, :n] = self._root_flip[roots]
+        buf.p1_s[0, :n] = self._root_slice[roots]
+        buf.p1_n[0], buf.p1_pos[0] = n, 0
+        state = np.array([0, self.work, 0, 0, 0], dtype=np.int64)
+        while True:
+            limit = _NO_LIMIT if self.work_limit is None else self.work_limit
+            pause = _NO_LIMIT if self.deadline is None else self.work + _PAUSE_EVERY
+            state[1] = self.work  # phase 2 counted work since the last call
+            status = kernel.phase1_advance(state, length, self.bound, limit, pause, buf.p1_view,
+                                           buf.p1_t, buf.p1_f, buf.p1_s, buf.p1_par, buf.p1_mv,
+                                           buf.p1_n, buf.p1_pos, buf.tables1)
+            self.work = int(state[1])
+            if status == kernel.DONE:
+                return
+            if status == kernel.TIMEOUT:
+                raise SearchTimeout
+            self._check_time()
+            if status == kernel.BATCH:
+                level, start, end = (int(x) for x in state[2:5])
+                yield kernel.phase1_batch(level, start, end, buf.p1_view, buf.p1_par, buf.p1_mv)
+
+    def _phase2_compiled(self, view: np.ndarray, path: np.ndarray, budget: int, every: bool
+                         ) -> list[tuple[int, np.ndarray]]:
+        """Return what :meth:`phase2` returns, from :func:`kernel.phase2_search`."""
+        kernel, buf = self._kernel, self._compiled()
+        assert kernel is not None
+        if len(view) == 0:
+            return []
+        limit = _NO_LIMIT if self.work_limit is None else self.work_limit
+        status, work, cand, moves = kernel.phase2_search(
+            view, path, budget, every, self.work, limit, self._pieces, _MOVE_PIECES, buf.tables2,
+            buf.p2_cand, buf.p2_c, buf.p2_u, buf.p2_s, buf.p2_last, buf.p2_par, buf.p2_mv,
+            buf.p2_n, buf.p2_pos)
+        self.work = int(work)
+        if status == kernel.TIMEOUT:
+            raise SearchTimeout
+        self._check_time()
+        phase2 = _PHASE2_ARRAY[moves.astype(np.int64)]
+        return list(zip(cand.tolist(), phase2))
 
     # -- both ----------------------------------------------------------------------------
 
@@ -329,3 +512,80 @@ class TwoPhaseSearch:
                         self.bound = min(self.bound, total - 1)
             length += 1
         self.exhausted = not self._truncated
+
+
+
+
+@dataclass
+class _KernelBuffers:
+    """The compiled search's tables (flat arrays, in tuples) and per-level node buffers.
+
+    Level ``d`` of a buffer holds the children of one chunk of level ``d - 1``: at most
+    ``CHUNK * 18`` nodes, or for phase 2's level 0 a whole batch of phase-1 solutions (the
+    children of one phase-1 chunk, so at most as many). Rows are written only as far as they
+    are used, so the untouched pages cost no memory. The level buffers are reused by the
+    next search in the same thread once the last one is gone (a search writes before it
+    reads).
+    """
+
+    tables1: tuple[Any, ...]
+    tables2: tuple[Any, ...]
+    p1_view: np.ndarray
+    p1_t: np.ndarray
+    p1_f: np.ndarray
+    p1_s: np.ndarray
+    p1_par: np.ndarray
+    p1_mv: np.ndarray
+    p1_n: np.ndarray
+    p1_pos: np.ndarray
+    p2_cand: np.ndarray
+    p2_c: np.ndarray
+    p2_u: np.ndarray
+    p2_s: np.ndarray
+    p2_last: np.ndarray
+    p2_par: np.ndarray
+    p2_mv: np.ndarray
+    p2_n: np.ndarray
+    p2_pos: np.ndarray
+
+    @classmethod
+    def make(cls, search: TwoPhaseSearch) -> "_KernelBuffers":
+        """Return the search's tables with this thread's level buffers."""
+        t, p = search._t, search._prune
+        end1, end2, within7 = search._end1, search._end2, search._within7
+        tables1 = (t.twist_rows, t.flip_rows, t.slice_rows, p.twist_slice, p.flip_slice,
+                   p.twist_flip, end1.slots, end1.bits, end1.depth, within7.bits_array,
+                   within7.bits, search._ok1, search._ok1_last, MOVE_FACE)
+        tables2 = (t.cperm2_rows, t.udperm2_rows, t.sliceperm2_rows, p.cperm_sliceperm,
+                   p.udperm_sliceperm, end2.slots, end2.bits, end2.depth, search._ok2,
+                   MOVE_FACE, _PHASE2_FACE.astype(np.int8))
+        # the thread's buffers, unless a search still alive in this thread holds them (two
+        # searches interleaved): then fresh ones
+        owner = getattr(_THREAD_LEVELS, "owner", None)
+        if owner is None or owner() is None:
+            if getattr(_THREAD_LEVELS, "levels", None) is None:
+                _THREAD_LEVELS.levels = _new_levels()
+            _THREAD_LEVELS.owner = weakref.ref(search)
+            levels = _THREAD_LEVELS.levels
+        else:
+            levels = _new_levels()
+        return cls(tables1, tables2, *levels)
+
+
+_THREAD_LEVELS = threading.local()
+
+
+def _new_levels() -> tuple[np.ndarray, ...]:
+    """Return empty level buffers for phase 1 (8 arrays) then phase 2 (9 arrays)."""
+    shape = (_MAX_LEVELS, CHUNK * N_MOVES)
+
+    def levels(dtype: type) -> np.ndarray:
+        return np.empty(shape, dtype=dtype)
+
+    def counters() -> np.ndarray:
+        return np.zeros(_MAX_LEVELS, np.int64)
+
+    return (levels(np.int8), levels(np.int16), levels(np.int16), levels(np.int16),
+            levels(np.int32), levels(np.int8), counters(), counters(),
+            levels(np.int32), levels(np.int32), levels(np.int32), levels(np.int8),
+            levels(np.int8), levels(np.int32), levels(np.int8), counters(), counters())

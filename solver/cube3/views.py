@@ -18,8 +18,8 @@ from cubebot.solver.cubie import CubieCube, read_real_cubies
 from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import FACE_LETTERS, FACE_MOVES, Move, invert
 
-__all__ = ["View", "VIEWS", "ALL_VIEWS", "view_cube", "face_map", "move_map",
-           "moves_in_cube_frame", "allowed_in_view"]
+__all__ = ["View", "VIEWS", "ALL_VIEWS", "view_cube", "view_cube_by_stickers", "face_map",
+           "move_map", "moves_in_cube_frame", "allowed_in_view"]
 
 # the whole-cube rotation that brings each axis to U-D: none, z (R-L), x (F-B)
 _AXIS_ROTATIONS: tuple[tuple[Move, ...], ...] = ((), (Move("z"),), (Move("x"),))
@@ -84,8 +84,35 @@ def move_map(view: View) -> np.ndarray:
                     dtype=np.int64)
 
 
+@lru_cache(maxsize=None)
+def _rotation(view_rotations: tuple[Move, ...]) -> tuple[CubieCube, CubieCube]:
+    """Return the pieces of the solved cube turned by the rotations, and their inverse.
+
+    The turned solved cube shows every piece whole (only the centres move), so its stickers
+    read as an ordinary arrangement of pieces ``g``; the cube ``c`` seen turned is then
+    ``g^-1 * c * g``, found without going through stickers.
+    """
+    solved = np.frombuffer("".join(f * 9 for f in FACE_LETTERS).encode("ascii"), dtype=np.uint8)
+    turned = read_real_cubies(solved[_sticker_map(view_rotations)].tobytes().decode("ascii"))
+    return turned, turned.inverse()
+
+
+@lru_cache(maxsize=64)
 def view_cube(cubies: CubieCube, view: View) -> CubieCube:
-    """Return the position the view shows (turned so its axis is U-D, inverted if asked)."""
+    """Return the position the view shows (turned so its axis is U-D, inverted if asked).
+
+    Cached: one solve asks for the same views in its short optimal search and in its
+    two-phase searches.
+    """
+    cube = cubies.inverse() if view.inverted else cubies
+    if not view.rotations:
+        return cube
+    turned, back = _rotation(view.rotations)
+    return back * cube * turned
+
+
+def view_cube_by_stickers(cubies: CubieCube, view: View) -> CubieCube:
+    """Return :func:`view_cube`'s answer the long way: turn the stickers, rename the faces."""
     cube = cubies.inverse() if view.inverted else cubies
     if not view.rotations:
         return cube

@@ -2,15 +2,24 @@
 
     CUBEBOT_CACHE_DIR=/tmp/cubebot-cache python tests/benchmarks/bench_cube3.py [--count 1000]
 
-Same seeded random positions for both solvers, in the same process. Also measured: the table
-build from an empty cache (in a child process, with its peak memory), the load time, the
-bytes on disk, the mean length with a one-second budget, and optimal-search times on random
-scrambles of 8, 10 and 12 moves.
+Same seeded random positions for every solver, in the same process, interleaved: each cube
+is solved by each solver in turn (the order rotating from cube to cube), so a machine that
+gets busier or quieter during the run slows every row alike. The solvers: cubebot's default
+mode with the NumPy search and with the compiled (numba) search, when numba is installed,
+and ``kociemba``. Every answer is applied and checked ("wrong" counts those that do not
+solve the cube), and the two cubebot searches must give the same moves ("differ").
+
+Also measured: the compiled search's start-up in a child process (numba compiling from
+nothing, then loading its disk cache), the table build from an empty cache (in a child
+process, with its peak memory), the load time, the bytes on disk, the mean length with a
+one-second budget, and optimal-search times on random scrambles of 8, 10 and 12 moves.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import random
 import statistics
 import subprocess
@@ -21,6 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from cubebot.solver import Cube, solve
+from cubebot.solver.cube3.twophase import SEARCH_ENV
 from cubebot.solver.notation import FACE_MOVES, Move
 
 SEED = 20261121
@@ -45,12 +55,62 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def _child(code: str, cache: str) -> tuple[float, float]:
+_COMPILE = """
+import time
+from cubebot.solver.cube3 import load_tables
+load_tables()
+t = time.perf_counter()
+from cubebot.solver.cube3.twophase import prepare_search
+prepare_search()
+print(time.perf_counter() - t)
+import resource
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _child(code: str, cache: str, **env: str) -> tuple[float, float]:
     """Return (the seconds the child printed, the child's peak memory in MB)."""
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True, env={"CUBEBOT_CACHE_DIR": cache, "PATH": ""}).stdout
+                         text=True, env={"CUBEBOT_CACHE_DIR": cache, "PATH": "", **env}).stdout
     seconds, peak_kb = out.split()[-2:]
     return float(seconds), int(peak_kb) / 1024
+
+
+def _cubebot(search: str) -> Callable[[Cube], tuple[int, bool, tuple[Move, ...]]]:
+    """Return a solver running cubebot's default mode with the given search."""
+    def run(cube: Cube) -> tuple[int, bool, tuple[Move, ...]]:
+        os.environ[SEARCH_ENV] = search
+        moves = solve(cube).moves
+        return len(moves), cube.apply(moves).is_solved, moves
+    return run
+
+
+def _kociemba() -> Callable[[Cube], tuple[int, bool, tuple[Move, ...]]]:
+    import kociemba
+
+    def run(cube: Cube) -> tuple[int, bool, tuple[Move, ...]]:
+        answer = kociemba.solve(cube.facelets)
+        return len(answer.split()), cube.apply(answer).is_solved, ()
+    return run
+
+
+def _interleaved(solvers: Sequence[Callable[[Cube], tuple[int, bool, tuple[Move, ...]]]],
+                 cubes: Sequence[Cube]) -> list[tuple[list[float], list[int], int, list]]:
+    """Return per solver (times, lengths, wrong answers, moves), each cube solved by all in turn."""
+    results: list[tuple[list[float], list[int], int, list]] = [([], [], 0, []) for _ in solvers]
+    for i, cube in enumerate(cubes):
+        for k in range(len(solvers)):
+            j = (i + k) % len(solvers)
+            start = time.perf_counter()
+            length, solved, moves = solvers[j](cube)
+            elapsed = time.perf_counter() - start
+            times, lengths, wrong, answers = results[j]
+            times.append(elapsed)
+            lengths.append(length)
+            answers.append(moves)
+            if not solved:
+                results[j] = (times, lengths, wrong + 1, answers)
+    return results
 
 
 def _stats(times: Sequence[float], lengths: Sequence[int]) -> list[str]:
@@ -59,15 +119,6 @@ def _stats(times: Sequence[float], lengths: Sequence[int]) -> list[str]:
     return [f"{1000 * statistics.mean(times):.1f}", f"{1000 * statistics.median(times):.1f}",
             f"{1000 * p95:.1f}", f"{1000 * max(times):.1f}",
             f"{statistics.mean(lengths):.2f}", f"{max(lengths)}"]
-
-
-def _timed(solver: Callable[[Cube], int], cubes: Sequence[Cube]) -> tuple[list[float], list[int]]:
-    times, lengths = [], []
-    for cube in cubes:
-        start = time.perf_counter()
-        lengths.append(solver(cube))
-        times.append(time.perf_counter() - start)
-    return times, lengths
 
 
 def _scramble(length: int, rng: random.Random) -> tuple[Move, ...]:
@@ -93,31 +144,53 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as cold:
         build_s, build_peak = _child(_BUILD, cold)
         load_s, load_peak = _child(_LOAD, cold)
-        disk = sum(p.stat().st_size for p in Path(cold).iterdir())
+        disk = sum(p.stat().st_size for p in Path(cold).iterdir() if p.is_file())
+        has_numba = importlib.util.find_spec("numba") is not None
+        if has_numba:
+            compile_cold = _child(_COMPILE, cold, **{SEARCH_ENV: "numba"})
+            compile_cached = _child(_COMPILE, cold, **{SEARCH_ENV: "numba"})
 
     rng = random.Random(SEED)
     cubes = [Cube.random(3, rng) for _ in range(args.count)]
-    solve(cubes[0])  # load the tables before timing
-    ours = _timed(lambda c: len(solve(c)), cubes)
-    rows = [["cubebot default", *_stats(*ours)]]
+    names = ["cubebot numpy"]
+    solvers = [_cubebot("numpy")]
+    if has_numba:
+        names.append("cubebot numba")
+        solvers.append(_cubebot("numba"))
     try:
-        import kociemba
+        solvers.append(_kociemba())
+        names.append("kociemba (C)")
     except ImportError:
-        rows.append(["kociemba (C)", "not installed", "", "", "", "", ""])
-        theirs = None
-    else:
-        kociemba.solve(cubes[0].facelets)
-        theirs = _timed(lambda c: len(kociemba.solve(c.facelets).split()), cubes)
-        rows.append(["kociemba (C)", *_stats(*theirs)])
+        pass
+    for solver in solvers:  # tables loaded, code compiled, before timing
+        solver(cubes[0])
+    results = _interleaved(solvers, cubes)
+    rows = [[name, *_stats(times, lengths), str(wrong)]
+            for name, (times, lengths, wrong, _) in zip(names, results)]
+    if "kociemba (C)" not in names:
+        rows.append(["kociemba (C)", "not installed", "", "", "", "", "", ""])
 
-    header = ["solver", "mean ms", "median ms", "p95 ms", "max ms", "mean len", "max len"]
+    header = ["solver", "mean ms", "median ms", "p95 ms", "max ms", "mean len", "max len",
+              "wrong"]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    print(f"{args.count} random cubes, seed {SEED}")
+    print(f"{args.count} random cubes, seed {SEED}, solvers interleaved cube by cube")
     for row in [header, *rows]:
         print("  ".join(str(v).rjust(w) for v, w in zip(row, widths)))
-    if theirs is not None:
-        ratio = statistics.mean(ours[0]) / statistics.mean(theirs[0])
-        print(f"mean time ratio cubebot / kociemba: {ratio:.2f}  (target <= 0.90)")
+    if has_numba:
+        differ = sum(a != b for a, b in zip(results[0][3], results[1][3]))
+        print(f"cubebot numpy and numba answers that differ: {differ} (target 0)")
+    if "kociemba (C)" in names:
+        theirs = statistics.mean(results[-1][0])
+        for name, (times, lengths, _, _) in zip(names, results):
+            if name.startswith("cubebot"):
+                print(f"mean time ratio {name} / kociemba: {statistics.mean(times) / theirs:.2f}"
+                      f"  (target <= 0.35 at mean length <= 19.8: "
+                      f"{statistics.mean(lengths):.2f})")
+    if has_numba:
+        print(f"compiled search start-up: {compile_cold[0]:.1f} s compiling cold (peak "
+              f"{compile_cold[1]:.0f} MB), {compile_cached[0]:.2f} s from numba's disk cache "
+              f"(peak {compile_cached[1]:.0f} MB)")
+    os.environ.pop(SEARCH_ENV, None)
 
     budget = [len(solve(c, timeout=1.0)) for c in cubes[:args.budget_count]] or [0]
     print(f"\n1 s budget, {len(budget)} cubes: mean length {statistics.mean(budget):.2f} "

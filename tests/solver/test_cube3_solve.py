@@ -9,7 +9,12 @@ import pytest
 
 from cubebot.solver import Cube, NoSolutionError, parse_moves, solve
 from cubebot.solver.cube3 import solve3
-from cubebot.solver.cube3.views import ALL_VIEWS, moves_in_cube_frame, view_cube
+from cubebot.solver.cube3.views import (
+    ALL_VIEWS,
+    moves_in_cube_frame,
+    view_cube,
+    view_cube_by_stickers,
+)
 from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import FACE_MOVES, htm, invert, qtm
 
@@ -223,6 +228,13 @@ def test_a_solution_of_a_view_solves_the_cube(view) -> None:
     # solve the view with a direct search, then bring the moves back to the cube's frame
     solution = solve3(Cube.from_cubies(in_view), timeout=1.0)
     assert cube.apply(moves_in_cube_frame(view, solution.moves)).is_solved
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS, ids=lambda v: v.name)
+def test_a_view_by_pieces_equals_the_view_by_stickers(view) -> None:
+    for seed in range(20):
+        cubies = Cube.random(3, 300 + seed).cubies
+        assert view_cube(cubies, view) == view_cube_by_stickers(cubies, view)
 
 
 def test_invert_of_solution_reaches_the_scramble() -> None:
