@@ -77,6 +77,11 @@ def action_job_id(actions: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:8].upper()
 
 
+def _act_frame(action: str) -> tuple[str, tuple[str, ...]]:
+    """Return the word and arguments of the ACT frame of an action string."""
+    return "ACT", (action.upper(),)
+
+
 def job_id(moves: MoveSequence) -> str:
     """Return the id of a job of ``moves``: 8 hex digits of a hash of their notation."""
     text = format_moves(parse_moves(moves) if isinstance(moves, str) else moves)
@@ -469,7 +474,7 @@ class Rig:
         wanted = action_job_id(texts)
         with self._talk:
             started = self._start_job(wanted, len(texts))
-            job = self._new_job([("ACT", (t.upper(),)) for t in texts], [1] * len(texts))
+            job = self._new_job([_act_frame(t) for t in texts], [1] * len(texts))
             job.job_id, job.d0 = wanted, started.rig_done
             job.report.planned_seconds = seconds
             return self._run(job, progress_function(progress), flow_control=True, wait=wait)
@@ -493,8 +498,7 @@ class Rig:
                     f"{status.state}, not a stopped job of these actions (job {wanted}); "
                     "nothing was sent. Re-scan the cube and stream them without --resume")
             resumed = self._command("RESUME", wanted)
-            frames: list[tuple[str, tuple[str, ...]]] = \
-                [("ACT", (t.upper(),)) for t in texts][status.done:]
+            frames = [_act_frame(t) for t in texts][status.done:]
             job = self._new_job(frames, [1] * len(frames))
             job.job_id, job.d0 = wanted, resumed.rig_done
             job.first_slot, job.moves_before = status.done, status.done
