@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Optional
 
-from cubebot.robot.errors import RigConnectionError
+from cubebot.robot.errors import OptionError, RigConnectionError, RigModelError
 from cubebot.robot.faults import Faults, FaultyLine
 from cubebot.robot.model import RigKind
 from cubebot.solver.notation import FACE_LETTERS, Move, parse_moves
@@ -79,13 +79,13 @@ def firmware_kind(kind: str) -> str:
     build; the motors a build has are in ``config.h``) or a build's own name.
 
     Raises:
-        ValueError: no firmware build drives that kind (naming the ones there are).
+        RigModelError: no firmware build drives that kind (naming the ones there are).
     """
     if kind in FIRMWARE_KINDS:
         return str(kind)
     if kind in (RigKind.SIX_MOTOR, RigKind.FIVE_MOTOR):
         return "stepper"
-    raise ValueError(f"no AVR firmware for rig kind {str(kind)!r}: the builds are "
+    raise RigModelError(f"no AVR firmware for rig kind {str(kind)!r}: the builds are "
                      f"{', '.join(FIRMWARE_KINDS)} (for six-motor, five-motor and flipper rigs)")
 
 
@@ -377,7 +377,7 @@ def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
         if entry["servo"] == "HOLDER":
             quarters = round((width - home) / per_90)
             if abs(width - (home + quarters * per_90)) > SERVO_TOLERANCE_US:
-                raise ValueError(f"holder pulse of {width} us at {entry['t_us']} us is at no "
+                raise OptionError(f"holder pulse of {width} us at {entry['t_us']} us is at no "
                                  f"quarter turn ({home} us is home, {per_90} us a quarter)")
             if sign * quarters != holder:
                 verb = "turn" if top == "closed" else "spin"
@@ -387,7 +387,7 @@ def actions_from_servos(pulses: list[dict[str, Any]]) -> list[str]:
             near = [name for name, us in top_positions.items()
                     if abs(width - us) <= SERVO_TOLERANCE_US]
             if not near:
-                raise ValueError(f"top pulse of {width} us at {entry['t_us']} us is at no "
+                raise OptionError(f"top pulse of {width} us at {entry['t_us']} us is at no "
                                  f"position ({top_positions})")
             if near[0] == "flip" and top != "flip":
                 actions.append("flip")

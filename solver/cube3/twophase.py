@@ -44,6 +44,7 @@ from cubebot.solver.cube3.movetables import move_tables
 from cubebot.solver.cube3.pruning import pruning_tables, slice_moves
 from cubebot.solver.cube3.views import View, allowed_in_view, moves_in_cube_frame, view_cube
 from cubebot.solver.cubie import CubieCube
+from cubebot.solver.errors import OptionError
 from cubebot.solver.notation import Move
 from cubebot.solver.tables import cache_dir
 
@@ -80,7 +81,7 @@ def search_kernel() -> Optional[ModuleType]:
     """
     choice = os.environ.get(SEARCH_ENV, "auto").strip().lower() or "auto"
     if choice not in ("auto", "numba", "numpy"):
-        raise ValueError(f"${SEARCH_ENV}={choice!r}: use numba, numpy or auto")
+        raise OptionError(f"${SEARCH_ENV}={choice!r}: use numba, numpy or auto")
     if choice == "numpy" or (choice == "auto" and _solves_prepared < AUTO_COMPILED_FROM):
         return None
     return _load_kernel(required=choice == "numba")
@@ -439,7 +440,7 @@ class TwoPhaseSearch:
         kernel, buf = self._kernel, self._compiled()
         assert kernel is not None
         if length >= _MAX_LEVELS:
-            raise ValueError(f"phase-1 length {length} > {_MAX_LEVELS - 1}: bounds are <= 30")
+            raise OptionError(f"phase-1 length {length} > {_MAX_LEVELS - 1}: bounds are <= 30")
         n = len(roots)
         buf.p1_view[0, :n] = roots
         buf.p1_t[0, :n] = self._root_twist[roots]

@@ -1,13 +1,14 @@
 """Benchmark of the vision part: detection on real photos, a synthetic sweep, time per frame.
 
 Run: ``python tests/benchmarks/bench_vision.py [--scans 40] [--first-seed 5000] [--frames 30]
-[--data DIR]``.
+[--data DIR] [--corner-scans 100]``.
 Real photos come from ``DIR/photos`` (default ``$CUBEBOT_DATA``, else ``../shared/data`` next
 to the repository). The synthetic sweep scans ``--scans`` virtual cubes (one in four a 2x2)
 under each set of conditions and counts faces whose grid was found, and scans that end in the
 true cube, that are refused, and that end in a WRONG cube (the target: none). Time per frame is
 grid detection plus sampling, on synthetic frames at 640x480 and 1920x1080 and on the real
-photos of those sizes. Any saved colour profile is ignored.
+photos of those sizes. Any saved colour profile is ignored. A last table reads whole cubes from
+two corner frames (``bench_corner_views.py``'s, ``--corner-scans`` per conditions).
 """
 
 from __future__ import annotations
@@ -192,11 +193,24 @@ def main() -> None:
                         help="first synthetic seed (one in four, those divisible by 4, a 2x2)")
     parser.add_argument("--frames", type=int, default=30, help="synthetic frames per resolution")
     parser.add_argument("--data", help="shared data folder (default $CUBEBOT_DATA)")
+    parser.add_argument("--corner-scans", type=int, default=100,
+                        help="two-corner-frame scans per conditions for the corner-view table "
+                             "(0 skips it; bench_corner_views.py runs it alone)")
     args = parser.parse_args()
     folder = _data_folder(args.data)
     rows = (bench_real(folder) + bench_synthetic(args.scans, args.first_seed)
             + bench_speed(args.frames, folder))
     print_table(rows)
+    if args.corner_scans:
+        from bench_corner_views import bench, print_table as print_corner_table
+
+        print()
+        print("Two 640x480 corner frames to facelets: the calibrated rig (its cameras where the "
+              "model puts them, and looking again when in doubt) and two hand-held photos")
+        corner_rows: list[tuple[str, ...]] = []
+        for name in ("moderate", "rig", "harsh", "glare"):
+            corner_rows += bench(args.corner_scans, name)
+        print_corner_table(corner_rows)
 
 
 if __name__ == "__main__":

@@ -30,8 +30,16 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 ])
 def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
                                                 conditions: Conditions) -> None:
+    from cubebot.vision import ScanError
+
     with Demo(size, seed, conditions=conditions, time_scale=0.0) as demo:
-        report = run_demo(demo, RunOptions(budget=0.5))
+        try:
+            report = run_demo(demo, RunOptions(budget=0.5))
+        except ScanError as err:
+            # in harsh light a scan may refuse (naming the stickers and what to do), never
+            # read a wrong cube; the demo's own light reads
+            assert conditions.glare >= 0.6 and err.stickers and "calibrate" in str(err)
+            return
     assert report.scanned == report.truth
     assert report.solved
     assert Cube(report.rig_facelets).is_solved
