@@ -219,18 +219,21 @@ def classify_views(scan: ViewScan, *, profile: Any = None, scheme: Any = None) -
     hidden = scan.hidden
     labels = _provisional_labels(scan, scheme)
     result: Classification | None = None
+    doubt: DoubtfulStickersError | None = None
     for _ in range(2):
         rgb, spread = _supplied(scan, labels)
         try:
             result = classify(rgb, size, spread=spread, profile=profile, scheme=scheme)
         except DoubtfulStickersError as err:
-            reading = err.reading
+            reading, doubt = err.reading, err
             if reading is not None and _relabel(labels, reading, hidden):
                 continue  # the rules read a hidden sticker otherwise: supply it so, once more
             raise _doubtful(err, scan) from err
         if not _relabel(labels, result.facelets, hidden):
             break
-    assert result is not None
+    if result is None:  # in doubt however the hidden stickers are supplied
+        assert doubt is not None
+        raise _doubtful(doubt, scan) from doubt
     return CubeReading(result.facelets, np.asarray(result.confidence), float(result.margin),
                        tuple(scan.camera), hidden, len(scan.shots),
                        tuple(int(i) for i in result.overruled))
