@@ -302,10 +302,16 @@ SOLVE = Step("solve", lambda ctx: f"for rig {ctx.model.name!r}, budget {ctx.opti
 CHECK = Step("check", lambda ctx: "planning the moves on the rig's motors", _check)
 CONFIRM = Step("confirm", lambda ctx: "asking before the rig moves", _confirm,
                wanted=lambda options: options.confirm is not None)
-STREAM = Step("stream", lambda ctx: f"{len(_solution(ctx).moves)} moves to {ctx.rig.url}",
-              _stream, moves_rig=True)
+def _stream_about(ctx: RunContext) -> str:
+    actions = ctx.report.actions
+    made = f" as {len(actions)} actions" if actions is not None else ""
+    return f"{len(_solution(ctx).moves)} moves{made} to {ctx.rig.url}"
+
+
+STREAM = Step("stream", _stream_about, _stream, moves_rig=True)
 VERIFY = Step("verify", lambda ctx: "reading the rig's cube"
-              + (" and scanning it again" if ctx.options.rescan else ""), _verify)
+              + (" and scanning it again" if ctx.options.rescan and not ctx.model.is_action_rig
+                 else ""), _verify)
 PICTURES = Step("pictures", lambda ctx: f"writing to {ctx.options.output}", _pictures,
                 wanted=lambda options: options.output is not None)
 
