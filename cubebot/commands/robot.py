@@ -212,7 +212,7 @@ def _planned_actions(rig: Rig, moves: tuple[Move, ...]) -> Optional[tuple[list[s
             or rig.model.actions is None:
         return None
     from cubebot.robot.actions import plan_actions
-    from cubebot.robot.actions.machine import advance, setting_of_pose
+    from cubebot.robot.actions.machine import setting_of_pose
     from cubebot.robot.actions.orientation import ORIENTATIONS, START
     from cubebot.robot.actions.scanning import homing_actions
 
@@ -226,10 +226,7 @@ def _planned_actions(rig: Rig, moves: tuple[Move, ...]) -> Optional[tuple[list[s
     homing: list[str] = []
     seconds = 0.0
     if setting is not None:
-        actions, turned = homing_actions(model, setting)
-        for action in actions:
-            outcome = advance(model, setting, action)
-            setting, seconds = outcome.setting, seconds + outcome.seconds
+        actions, turned, seconds = homing_actions(model, setting)
         homing, orientation = [str(a) for a in actions], orientation.then(turned)
     moves = tuple(Move(orientation.position_of(m.name), m.turns) for m in moves)
     plan = plan_actions(moves, rig.model)

@@ -19,7 +19,7 @@ import numpy as np
 from cubebot.calibration import Classification
 from cubebot.calibration.profile import ProfileLike
 from cubebot.robot import Rig, RigModel
-from cubebot.robot.actions.orientation import Orientation, rotations_to
+from cubebot.robot.actions.orientation import Orientation
 from cubebot.robot.actions.scanning import ScanPlan, plan_scan
 from cubebot.run.report import ScanRecord, ScanSource
 from cubebot.solver import Cube
@@ -28,7 +28,7 @@ from cubebot.vision import Camera, SyntheticCamera
 from cubebot.vision.multiview import ViewScan, classify_views
 from cubebot.vision.scan import scan_face
 
-__all__ = ["PresentedScan", "scan_by_rig", "as_rig_sees", "from_rig_frame"]
+__all__ = ["PresentedScan", "scan_by_rig", "from_rig_frame"]
 
 log = logging.getLogger(__name__)
 
@@ -85,17 +85,6 @@ def plan_camera(model: RigModel) -> str:
     """Return the rig position an action rig's camera sees."""
     assert model.actions is not None
     return model.actions.camera.sees
-
-
-def as_rig_sees(facelets: str, orientation: Orientation) -> str:
-    """Return the cube's facelets (its own frame) as they sit at the rig's positions."""
-    from cubebot.solver.geometry import move_permutation, size_of_facelets
-
-    size = size_of_facelets(len(facelets))
-    for move in rotations_to(orientation):
-        perm = move_permutation(move, size)
-        facelets = "".join(facelets[i] for i in perm)
-    return facelets
 
 
 def from_rig_frame(moves: tuple[Move, ...], orientation: Orientation) -> tuple[Move, ...]:

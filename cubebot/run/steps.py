@@ -24,9 +24,9 @@ from cubebot.run.errors import RunError
 from cubebot.run.options import RunOptions
 from cubebot.run.policy import solve_for_rig
 from cubebot.run.report import Listener, LogListener, RunReport, ScanRecord
-from cubebot.robot.actions.orientation import Orientation
+from cubebot.robot.actions.orientation import Orientation, as_rig_sees
 from cubebot.robot.actions.solving import solve_for_rig as solve_on_action_rig
-from cubebot.run.presenting import as_rig_sees, from_rig_frame, scan_by_rig
+from cubebot.run.presenting import from_rig_frame, scan_by_rig
 from cubebot.run.scanning import scan, scan_source, scan_with_rig_cameras
 from cubebot.solver import Cube, Solution, format_moves, load_tables
 from cubebot.solver.notation import Move

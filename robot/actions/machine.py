@@ -12,6 +12,7 @@ the simulated rigs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional, Union
 
 from cubebot.robot.actions.action import Action, ActionSequence, Stroke, as_actions
@@ -22,8 +23,8 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import move_permutation
 from cubebot.solver.notation import Move
 
-__all__ = ["Setting", "RigState", "Outcome", "start_setting", "advance", "ActionRig",
-           "pose_args", "setting_of_pose"]
+__all__ = ["Setting", "RigState", "Outcome", "start_setting", "advance", "possible_actions",
+           "ActionRig", "pose_args", "setting_of_pose"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,19 @@ def advance(model: ActionModel, setting: Setting, action: Union[str, Action]) ->
     new = Setting(tuple(joints[j] for j in model.bounded_joints),
                   tuple(switches[s.name] for s in model.switches), last)
     return Outcome(new, tuple(moves), max(0.0, automatic + max(strokes)))
+
+
+@lru_cache(maxsize=None)
+def possible_actions(model: ActionModel, setting: Setting) -> tuple[tuple[Action, Outcome], ...]:
+    """Return every action of the model (strokes together included) the rig can do from
+    ``setting``, each with what it does; the planner and the scan planner both search these."""
+    found = []
+    for action in model.vocabulary(combined=True):
+        try:
+            found.append((action, advance(model, setting, action)))
+        except ImpossibleActionError:
+            continue
+    return tuple(found)
 
 
 def pose_args(model: ActionModel, setting: Setting) -> tuple[str, ...]:

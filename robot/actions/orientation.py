@@ -17,7 +17,7 @@ from cubebot.solver.geometry import move_permutation, size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS, Move
 
 __all__ = ["Orientation", "ORIENTATIONS", "position_cycle", "START", "rotations_to",
-           "in_cube_frame"]
+           "in_cube_frame", "as_rig_sees"]
 
 # positions carried one step along by a quarter rotation (clockwise seen from the named side)
 _CYCLES = {"x": "FUBD", "y": "FLBR", "z": "URDL"}
@@ -132,8 +132,23 @@ def in_cube_frame(facelets: str, orientation: Orientation) -> str:
     Raises:
         InvalidCubeError: ``facelets`` is not 24 or 54 letters long.
     """
+    undo = [Move(m.name, 4 - m.turns) for m in reversed(rotations_to(orientation))]
+    return _rotated_stickers(facelets, undo)
+
+
+def as_rig_sees(facelets: str, orientation: Orientation) -> str:
+    """Return the cube's own facelet string as its stickers sit at the rig's positions when the
+    cube sits in ``orientation`` (the inverse of :func:`in_cube_frame`).
+
+    Raises:
+        InvalidCubeError: ``facelets`` is not 24 or 54 letters long.
+    """
+    return _rotated_stickers(facelets, rotations_to(orientation))
+
+
+def _rotated_stickers(facelets: str, rotations: "list[Move] | tuple[Move, ...]") -> str:
     size = size_of_facelets(len(facelets))
-    for move in reversed(rotations_to(orientation)):
-        perm = move_permutation(Move(move.name, 4 - move.turns), size)
+    for move in rotations:
+        perm = move_permutation(move, size)
         facelets = "".join(facelets[i] for i in perm)
     return facelets

@@ -30,9 +30,16 @@ import numpy as np
 
 from cubebot.robot.actions.action import Action
 from cubebot.robot.actions.definition import ActionModel
-from cubebot.robot.actions.machine import Outcome, RigState, Setting, advance, start_setting
+from cubebot.robot.actions.machine import (
+    Outcome,
+    RigState,
+    Setting,
+    advance,
+    possible_actions,
+    start_setting,
+)
 from cubebot.robot.actions.orientation import ORIENTATIONS, START, Orientation
-from cubebot.robot.errors import ImpossibleActionError, RigModelError, UnplannableMoveError
+from cubebot.robot.errors import RigModelError, UnplannableMoveError
 from cubebot.solver.notation import Move, MoveSequence, as_moves, simplify
 
 __all__ = ["ActionPlan", "plan_actions", "planned_seconds", "face_turns"]
@@ -126,8 +133,6 @@ class _Tables:
 
     def __init__(self, model: ActionModel) -> None:
         self.model = model
-        self.actions = model.vocabulary(combined=True)
-        self._outcomes: dict[Setting, list[tuple[Action, Outcome]]] = {}
         self.boundaries: list[Setting] = [start_setting(model)]
         self._boundary_index = {self.boundaries[0]: 0}
         self.parents: list[dict[Node, tuple[Node, Action]]] = []
@@ -137,18 +142,6 @@ class _Tables:
         while len(self.parents) < len(self.boundaries):
             self._search(len(self.parents))
         self._transitions: dict[Key, _Transition] = {}
-
-    def outcomes(self, setting: Setting) -> list[tuple[Action, Outcome]]:
-        found = self._outcomes.get(setting)
-        if found is None:
-            found = []
-            for action in self.actions:
-                try:
-                    found.append((action, advance(self.model, setting, action)))
-                except ImpossibleActionError:
-                    continue
-            self._outcomes[setting] = found
-        return found
 
     def _search(self, boundary: int) -> None:
         start: Node = (_START, self.boundaries[boundary])
@@ -162,7 +155,7 @@ class _Tables:
             if cost > dist[node]:
                 continue
             relative, setting = node
-            for action, outcome in self.outcomes(setting):
+            for action, outcome in possible_actions(self.model, setting):
                 total = cost + outcome.seconds + _TIE
                 if outcome.turns_layers:
                     self._add_entry(entries, boundary, node, action, outcome, total)

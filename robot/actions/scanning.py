@@ -24,9 +24,9 @@ from functools import lru_cache
 
 from cubebot.robot.actions.action import Action
 from cubebot.robot.actions.definition import ActionModel
-from cubebot.robot.actions.machine import Outcome, Setting, advance, start_setting
+from cubebot.robot.actions.machine import Outcome, Setting, possible_actions, start_setting
 from cubebot.robot.actions.orientation import START, Orientation
-from cubebot.robot.errors import ImpossibleActionError, RigModelError
+from cubebot.robot.errors import RigModelError
 from cubebot.solver.geometry import check_size, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
 
@@ -99,17 +99,6 @@ def _seen(model: ActionModel, node: _Node, size: int) -> tuple[int, ...]:
     return node.where[first:first + size * size]
 
 
-@lru_cache(maxsize=None)
-def _outcomes(model: ActionModel, setting: Setting) -> tuple[tuple[Action, Outcome], ...]:
-    found = []
-    for action in model.vocabulary(combined=True):
-        try:
-            found.append((action, advance(model, setting, action)))
-        except ImpossibleActionError:
-            continue
-    return tuple(found)
-
-
 def _next_look(model: ActionModel, start: _Node, seen: set[int], size: int,
                wanted: set[int]) -> tuple[float, list[tuple[Action, Outcome]], _Node] | None:
     """Return the cost, actions and node of the look with the most new stickers per second."""
@@ -131,7 +120,7 @@ def _next_look(model: ActionModel, start: _Node, seen: set[int], size: int,
                 spent = cost + model.camera.seconds
                 if best is None or new / spent > best[0]:
                     best = (new / spent, spent, path, node)
-        for action, outcome in _outcomes(model, node.setting):
+        for action, outcome in possible_actions(model, node.setting):
             following = _step(model, node, action, outcome, size)
             if (following.setting, following.where) not in visited:
                 heapq.heappush(heap, (cost + outcome.seconds, next(tick), following,
@@ -154,7 +143,7 @@ def _home(model: ActionModel, start: _Node, size: int) -> tuple[float, list[Acti
         visited.add(node.setting)
         if node.setting.joints == home.joints and node.setting.switches == home.switches:
             return cost, path, node
-        for action, outcome in _outcomes(model, node.setting):
+        for action, outcome in possible_actions(model, node.setting):
             if not outcome.turns_layers:
                 heapq.heappush(heap, (cost + outcome.seconds, next(tick),
                                       _step(model, node, action, outcome, size), path + [action]))
@@ -162,17 +151,18 @@ def _home(model: ActionModel, start: _Node, size: int) -> tuple[float, list[Acti
                         "a layer; give it a way back (a joint's range, a switch's verbs)")
 
 
-def homing_actions(model: ActionModel, setting: Setting) -> tuple[list[Action], Orientation]:
+def homing_actions(model: ActionModel, setting: Setting
+                   ) -> tuple[list[Action], Orientation, float]:
     """Return the cheapest actions that bring the mechanism from ``setting`` home without
-    turning a layer, and the reorientation they make (where a cube starting as ``START``
-    ends; compose with :meth:`Orientation.then`).
+    turning a layer, the reorientation they make (where a cube starting as ``START`` ends;
+    compose with :meth:`Orientation.then`) and their seconds by the model.
 
     Raises:
         RigModelError: the rig cannot get home without turning a layer.
     """
     start = _Node(setting, tuple(range(54)), START, ())
-    _, actions, node = _home(model, start, 3)
-    return actions, node.orientation
+    seconds, actions, node = _home(model, start, 3)
+    return actions, node.orientation, seconds
 
 
 def plan_scan(model: object, size: int = 3) -> ScanPlan:
