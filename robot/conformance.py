@@ -161,13 +161,28 @@ class Probe:
         """Write bytes as they are (broken frames, the stop byte)."""
         self.link.write(data)
 
-    def resend_request(self, wait: float = 0.3) -> Optional[Frame]:
-        """Return a resend request heard within ``wait`` seconds, or None."""
-        deadline = time.monotonic() + wait
-        while (left := deadline - time.monotonic()) > 0:
-            frame = self.next(left)
-            if frame is not None and frame.kind == "N":
-                return frame
+    def raw_until(self, data: bytes, wanted: Callable[[Frame], bool],
+                  wait: float = 0.5) -> Optional[Frame]:
+        """Return the first frame ``wanted`` accepts, writing ``data`` again and again for up
+        to :data:`EXCHANGE_WAIT` seconds (None if none came).
+
+        Each try ends when its answer is complete: a resend request (which a rig sends after
+        answering anything else the bytes held) or ``wait`` seconds of quiet. On a noisy
+        line a try's bytes or its answer are often damaged, so one silent try proves nothing;
+        only a rig that never answers in the whole exchange fails.
+        """
+        deadline = time.monotonic() + EXCHANGE_WAIT
+        while time.monotonic() < deadline:
+            self.raw(data)
+            try_ends = time.monotonic() + wait
+            while (left := try_ends - time.monotonic()) > 0:
+                frame = self.next(left)
+                if frame is None:
+                    continue
+                if wanted(frame):
+                    return frame
+                if frame.kind == "N":
+                    break
         return None
 
     def expected(self) -> int:
@@ -376,12 +391,7 @@ def _clean(probe: Probe) -> str:
 
 def _bad_frame(probe: Probe, data: bytes, what: str) -> str:
     before = probe.expected()
-    heard = None
-    for _ in range(10):
-        probe.raw(data)
-        heard = probe.resend_request()
-        if heard is not None and heard.field_int("N") == before:
-            break
+    heard = probe.raw_until(data, lambda f: f.kind == "N" and f.field_int("N") == before)
     if probe.expected() != before:
         raise Failed(f"{what} was executed (N moved from {before} to {probe.n})")
     if heard is None:
@@ -422,16 +432,13 @@ def _long_frame(probe: Probe) -> str:
 def _resync(probe: Probe) -> str:
     before = probe.expected()
     status = encode(Frame("Q12345", "STATUS"))  # five digits: never one of the link's own
-    for _ in range(10):
-        probe.raw(b"$S" + str(before).encode() + b" MO" + status)
-        deadline = time.monotonic() + 0.5
-        while (left := deadline - time.monotonic()) > 0:
-            frame = probe.next(left)
-            if frame is not None and frame.tag == "R12345":
-                if probe.expected() != before:
-                    raise Failed("the cut frame was executed")
-                return "the frame after the cut one was answered"
-    raise Failed("the frame after a cut one was never answered")
+    answer = probe.raw_until(b"$S" + str(before).encode() + b" MO" + status,
+                             lambda f: f.tag == "R12345")
+    if answer is None:
+        raise Failed("the frame after a cut one was never answered")
+    if probe.expected() != before:
+        raise Failed("the cut frame was executed")
+    return "the frame after the cut one was answered"
 
 
 @check("a repeat is answered again, never run again", "6.1 Exactly once")
@@ -455,12 +462,8 @@ def _gap(probe: Probe) -> str:
     probe.settle()
     done, seq = int(probe.fields("STATUS")["D"]), probe.expected()
     ahead = encode(Frame(f"S{(seq + 1) % SEQ_MODULUS}", probe.slot_word, probe.back()))
-    heard = None
-    for _ in range(10):  # frame N+1 before frame N: a resend of N, and nothing runs
-        probe.raw(ahead)
-        heard = probe.resend_request()
-        if heard is not None and heard.field_int("N") == seq:
-            break
+    # frame N+1 before frame N: a resend of N, and nothing runs
+    heard = probe.raw_until(ahead, lambda f: f.kind == "N" and f.field_int("N") == seq)
     status = probe.fields("STATUS")
     if status.get("N") != str(seq) or status.get("D") != str(done):
         raise Failed(f"frame {seq + 1} ran before frame {seq}: {status}")

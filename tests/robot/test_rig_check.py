@@ -56,9 +56,10 @@ def test_rig_check_passes_on_the_avr_firmware_resetting_on_open_on_a_noisy_line(
 
 @pytest.mark.parametrize("kind", ["flipper", "ud-arm", "two-gripper"])
 def test_rig_check_passes_on_each_action_rig_on_a_noisy_line(kind: str) -> None:
-    # (seed 3 meets a flaw of the "$" check under noise that the motor rig meets too: see the
-    # closing note of the action-rig issue)
-    with SimulatedRig(model=kind, faults=NOISY_RESETS, seed=4, time_scale=0.2) as sim:
+    # (seed 3 once failed the "$" check: ten tries of a 30-byte frame and its 55-byte answer
+    # at 2.5 % damage per byte fail about one time in four; checks now repeat for as long as
+    # any exchange does)
+    with SimulatedRig(model=kind, faults=NOISY_RESETS, seed=3, time_scale=0.2) as sim:
         result = run_checks(sim.port)
         done = list(sim.firmware.actions_done)  # type: ignore[attr-defined]
         cube = sim.facelets
@@ -72,11 +73,8 @@ def test_rig_check_passes_on_each_action_rig_on_a_noisy_line(kind: str) -> None:
 
 
 @pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
-def test_rig_check_passes_on_the_avr_flipper_resetting_on_open() -> None:
-    # (a clean line: a noisy one is the host's streaming test; on a loaded machine simavr's
-    # flipper build, with its 1 ms tick always running, falls behind the pty and drops bytes)
-    with AvrRig(kind="flipper", faults=Faults(reset_on_open=True, boot_delay=0.5),
-                seed=7) as avr:
+def test_rig_check_passes_on_the_avr_flipper_resetting_on_open_on_a_noisy_line() -> None:
+    with AvrRig(kind="flipper", faults=NOISY_RESETS, seed=7) as avr:
         result = run_checks(avr.port)
         pulses = avr.servo_pulses()
     assert result.passed, [(c.name, c.detail) for c in result.checks if not c.passed]
