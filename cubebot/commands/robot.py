@@ -145,7 +145,7 @@ def _stream(args: argparse.Namespace) -> int:
                 except RobotError as err:
                     print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr)
                     return EXIT_STOPPED
-            print(stopped_message(status, estopped, _resume_command(text, args.port)),
+            print(stopped_message(status, estopped, _resume_command(text, args.port), what),
                   file=sys.stderr)
             return EXIT_STOPPED
         facelets = _rig_cube(rig)
@@ -158,9 +158,10 @@ def _stream(args: argparse.Namespace) -> int:
         done = (f"resumed the stopped job: sent the last {report.sent} of {total} {what}"
                 if args.resume else f"sent {len(moves)} moves ({text}) in {slots} "
                 f"{'actions' if actions is not None else 'slots'}")
-        print(f"{done}, "
-              f"{report.retransmits} retransmitted frames, {report.seconds:.2f} s "
-              f"(planned rig time {report.planned_seconds:.2f} s)")
+        planned = (f" (planned rig time {report.planned_seconds:.2f} s)"
+                   if report.planned_seconds > 0 else "")  # a resumed action job: not known
+        print(f"{done}, {report.retransmits} retransmitted frames, {report.seconds:.2f} s"
+              f"{planned}")
         if facelets is not None:
             print(f"rig cube: {facelets}")
     return 0
@@ -272,8 +273,9 @@ def _stop(args: argparse.Namespace) -> int:
             status, estopped = stop_rig_after_estop(rig), True
         else:
             status, estopped = stop_rig(rig)
+        unit = "actions" if rig.info is not None and rig.info.is_action_rig else "moves"
     print(stopped_message(status, estopped, "cubebot stream MOVES --port "
-                          f"{shlex.quote(args.port)} --resume (the same moves)"))
+                          f"{shlex.quote(args.port)} --resume (the same moves)", unit))
     return 0
 
 
@@ -309,7 +311,8 @@ def _held_job_message(answer: dict[str, Any], request: str, port: str) -> str:
         return f"cleared: the rig is {status.state}"
     return stopped_message(status, request == "estop",
                            f"cubebot stream MOVES --port {shlex.quote(port)} --resume "
-                           "(the same moves, once the streaming program has ended)")
+                           "(the same moves, once the streaming program has ended)",
+                           str(answer.get("unit", "moves")))
 
 
 def _rig_info(args: argparse.Namespace) -> int:

@@ -108,14 +108,15 @@ def stop_rig_after_estop(rig: Rig) -> JobStatus:
     return rig.job()
 
 
-def stopped_message(status: JobStatus, estopped: bool, resume: str) -> str:
-    """Return the lines telling how far the rig got and how to go on (``resume``: a command)."""
+def stopped_message(status: JobStatus, estopped: bool, resume: str, unit: str = "moves") -> str:
+    """Return the lines telling how far the rig got and how to go on (``resume``: a command;
+    ``unit``: what the job counts, ``"moves"`` or an action rig's ``"actions"``)."""
     if estopped:
         out = (" a layer may be half-turned: straighten it by hand and re-scan the cube"
                if status.out_of_line else "")
-        return (f"emergency-stopped after {status.done} of {status.total} moves;{out}\n"
+        return (f"emergency-stopped after {status.done} of {status.total} {unit};{out}\n"
                 "clear the rig with `cubebot stop --port PORT --clear` before it moves again")
-    return (f"stopped after {status.done} of {status.total} moves\n"
+    return (f"stopped after {status.done} of {status.total} {unit}\n"
             f"resume with: {resume}")
 
 

@@ -5,6 +5,7 @@ simulated rig behind a pty."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -108,7 +109,10 @@ def test_a_stopped_action_job_resumes_from_the_record_of_its_actions(
         assert main(["stop", "--port", sim.url]) == 0
         streamer.join(30)
         done = len(sim.firmware.actions_done)  # type: ignore[attr-defined]
-        capsys.readouterr()
+        told = capsys.readouterr()
+        # both the stopper and the streamer count the job in actions, as the rig does
+        assert re.search(r"stopped after \d+ of \d+ actions", told.out), told.out
+        assert re.search(r"stopped after \d+ of \d+ actions", told.err), told.err
         # a new process knows only the moves: the actions come from the job's record
         assert main(["stream", moves, "--port", sim.url, "--resume", "--json"]) == 0
         resumed = json.loads(capsys.readouterr().out)
