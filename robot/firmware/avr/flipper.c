@@ -1,5 +1,6 @@
-/* The action queue and the flipper's sequencer (the flipper build's motion.h; motion.c is the
- * stepper build's). Timer1 ticks every millisecond; servo.c makes the pulses.
+/* The flipper's engine: the sequencer of the queued actions (engine.h; the queue, its counters
+ * and the stop button are slots.c's, motion.c is the stepper build's engine). Timer1 ticks
+ * every millisecond; servo.c makes the pulses.
  *
  * An action runs as phases, each a wait of whole milliseconds at the end of which the next
  * servo position is set (a hobby servo moves by itself to the width it is given; the firmware
@@ -25,8 +26,8 @@
 #include <util/atomic.h>
 
 #include "config.h"
+#include "engine.h"
 #include "motion.h"
-#include "pins.h"
 #include "servo.h"
 
 #define MS_TICKS ((uint16_t)(F_CPU / 8UL / 1000UL))    /* Timer1, prescaler 8 */
@@ -35,15 +36,11 @@
 
 enum { IDLE, COVERING, STROKING, FLIPPING, RELEASING };
 
-static slot_t queue[QUEUE_DEPTH];
-static volatile uint8_t head, count;           /* queue[head] is the action running (if any) */
 static volatile uint8_t phase;
-static volatile uint8_t held, estopped, out_of_line, notice;
 static int8_t holder;                          /* quarters from home, as commanded now */
 static int8_t planned;                         /* quarters once the queue is done */
 static uint8_t cover_closed;                   /* as commanded now */
 static uint16_t wait_left, cover_left, idle_left;
-static volatile uint16_t done_frames, job_moves;
 
 static uint16_t stroke_ms(uint16_t per_90, int8_t quarters) {
     return (quarters == 2 || quarters == -2)
@@ -65,10 +62,10 @@ static void cover_to(uint8_t closed) {
 /* interrupts off: the phase that ends now hands over to the next */
 static void step(void);
 
-static void start_next(void) {
+void engine_start(const slot_t *slot) {
     servo_power(1);
     phase = COVERING;
-    cover_to(queue[head].verb == VERB_TURN);
+    cover_to(slot->verb == VERB_TURN);
     wait_left = 0;
     step();
 }
@@ -100,14 +97,9 @@ static void reorient(const slot_t *s) {
 }
 
 static void finish(void) {
-    reorient(&queue[head]);
-    done_frames++;
-    job_moves++;
-    if (++head == QUEUE_DEPTH)
-        head = 0;
-    count--;
-    if (count && !held) {
-        start_next();
+    reorient(slots_at(0));
+    if (slots_retire(1)) {
+        engine_start(slots_at(0));
         return;
     }
     phase = IDLE;
@@ -115,7 +107,7 @@ static void finish(void) {
 }
 
 static void step(void) {
-    const slot_t *s = &queue[head];
+    const slot_t *s = slots_at(0);
     switch (phase) {
     case COVERING:
         if (cover_left) {                      /* the cover is still moving */
@@ -143,11 +135,8 @@ static void step(void) {
         if (s->verb == VERB_TURN) {
             phase = RELEASING;
             wait_left = RELEASE_MS;
-            if (count > 1 && !held) {          /* the next action's cover opens meanwhile */
-                uint8_t next = (uint8_t)(head + 1 == QUEUE_DEPTH ? 0 : head + 1);
-                if (queue[next].verb != VERB_TURN)
-                    cover_to(0);
-            }
+            if (slots_waiting() > 1 && !slots_held() && slots_at(1)->verb != VERB_TURN)
+                cover_to(0);                   /* the next action's cover opens meanwhile */
             return;
         }
         finish();
@@ -160,17 +149,11 @@ static void step(void) {
 
 void motion_init(void) {
     servo_init();                              /* first: the servos' pins low, no pulses */
-    STOP_DDR &= (uint8_t)~(1 << STOP_BIT);     /* the stop button: input with pull-up */
-    STOP_PORT |= (1 << STOP_BIT);
     TCCR1A = 0;
     TCCR1B = (1 << WGM12) | (1 << CS11);       /* CTC, prescaler 8: the 1 ms tick */
     OCR1A = MS_TICKS - 1;
     TIMSK1 = (1 << OCIE1A);
-    EICRB = (EICRB & (uint8_t)~(3 << ISC40)) | (2 << ISC40);  /* INT4 on a falling edge */
-    EIFR = (1 << INTF4);
-    EIMSK |= (1 << INT4);
-    if (!(STOP_PIN & (1 << STOP_BIT)))         /* held at power-on: stopped from the start */
-        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { motion_estop(); }
+    slots_stop_button_init();
 }
 
 void motion_orientation(char *up, char *front) {
@@ -183,121 +166,50 @@ void motion_orientation(char *up, char *front) {
 void motion_pose(int8_t *quarters, uint8_t *closed) {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
         *quarters = planned;
-        if (count) {                           /* the last action queued sets the cover */
-            uint8_t last = (uint8_t)(head + count - 1);
-            if (last >= QUEUE_DEPTH) last = (uint8_t)(last - QUEUE_DEPTH);
-            *closed = queue[last].verb == VERB_TURN;
+        uint8_t waiting = slots_waiting();
+        if (waiting) {                         /* the last action queued sets the cover */
+            *closed = slots_at((uint8_t)(waiting - 1))->verb == VERB_TURN;
         } else {
             *closed = cover_closed;
         }
     }
 }
 
-uint8_t motion_push(const slot_t *slot) {
-    uint8_t result = PUSH_OK;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        int8_t after = (int8_t)(planned + holder_change(slot));
-        if (estopped) {
-            result = PUSH_ESTOP;
-        } else if (after < MIN_QUARTERS || after > MAX_QUARTERS) {
-            result = PUSH_RANGE;               /* judged where the queue leaves the holder */
-        } else if (count >= QUEUE_DEPTH) {
-            result = PUSH_FULL;
-        } else {
-            uint8_t tail = (uint8_t)(head + count);
-            if (tail >= QUEUE_DEPTH) tail = (uint8_t)(tail - QUEUE_DEPTH);
-            queue[tail] = *slot;
-            count++;
-            planned = after;
-            if (phase == IDLE && !held)
-                start_next();
-        }
-    }
-    return result;
+uint8_t engine_running(void) { return phase != IDLE; }
+
+uint8_t engine_judge(const slot_t *slot) {
+    int8_t after = (int8_t)(planned + holder_change(slot));
+    return after < MIN_QUARTERS || after > MAX_QUARTERS
+        ? PUSH_RANGE : PUSH_OK;                /* judged where the queue leaves the holder */
 }
 
-uint8_t motion_length(void) {
-    uint8_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = count; }
-    return n;
+void engine_queued(const slot_t *slot) {
+    planned = (int8_t)(planned + holder_change(slot));
 }
 
-uint16_t motion_done(void) {
-    uint16_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = done_frames; }
-    return n;
+void engine_dropped(void) {
+    /* the action running finishes; nothing after it. Its holder stroke may not have begun
+       yet (the cover still moving): the plan then still holds it */
+    planned = holder;
+    if (phase == COVERING)
+        planned = (int8_t)(planned + holder_change(slots_at(0)));
 }
 
-uint16_t motion_job_done(void) {
-    uint16_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = job_moves; }
-    return n;
-}
-
-void motion_job_reset(void) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { job_moves = 0; }
-}
-
-void motion_drop_queued(void) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        /* the action running finishes; nothing after it. Its holder stroke may not have
-           begun yet (the cover still moving): the plan then still holds it */
-        count = phase == IDLE ? 0 : 1;
-        planned = holder;
-        if (phase == COVERING)
-            planned = (int8_t)(planned + holder_change(&queue[head]));
-    }
-}
-
-void motion_hold(uint8_t hold) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        held = hold;
-        if (!hold && phase == IDLE && count && !estopped)
-            start_next();
-    }
-}
-
-void motion_estop(void) {
-    /* from an interrupt, or with interrupts off */
-    if (estopped)
-        return;
+int8_t engine_halt(void) {
+    int8_t made = 0;
     servo_off_now();
-    if (phase == RELEASING) {                  /* the layer was turned: it counts */
-        done_frames++;
-        job_moves++;
-    } else if (phase == STROKING || phase == FLIPPING) {
-        out_of_line = 1;                       /* a turn, spin or flip was cut short */
-    }                                          /* (a cover cut short moved no cube) */
+    if (phase == RELEASING)                    /* the layer was turned: it counts */
+        made = 1;
+    else if (phase == STROKING || phase == FLIPPING)
+        made = -1;                             /* a turn, spin or flip was cut short */
+                                               /* (a cover cut short moved no cube) */
     phase = IDLE;
-    count = 0;
     planned = holder;                          /* where the holder was sent last */
     wait_left = cover_left = idle_left = 0;
-    estopped = 1;
-    notice = 1;
-}
-
-uint8_t motion_estopped(void) { return estopped; }
-
-uint8_t motion_out_of_line(void) { return out_of_line; }
-
-uint8_t motion_take_estop_notice(void) {
-    uint8_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = notice; notice = 0; }
-    return n;
-}
-
-uint8_t motion_clear_estop(void) {
-    if (!(STOP_PIN & (1 << STOP_BIT)))
-        return 0;                              /* the button is still pressed */
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { estopped = 0; out_of_line = 0; }
-    return 1;
+    return made;
 }
 
 uint8_t motion_drivers_on(void) { return servo_powered(); }
-
-ISR(INT4_vect) {
-    motion_estop();                            /* the stop button acts as the stop byte */
-}
 
 ISR(TIMER1_COMPA_vect) {
     if (cover_left)

@@ -2,8 +2,8 @@
  *
  * The layout follows GRBL's: config.h (the rig) and pins.h (the board), uart.c (the line and
  * the realtime stop byte), frame.c (framing and CRC-32), protocol.c (sequencing, replay,
- * queries, jobs), job.c (boot id in EEPROM, reset cause, the job), motion.c (the queue and the
- * stepper interrupt). This file starts them and runs the main loop under the watchdog: if the
+ * queries, jobs), job.c (boot id in EEPROM, reset cause, the job), slots.c (the queue) and an
+ * engine: motion.c (the stepper interrupt) or flipper.c (the servo actions). This file starts them and runs the main loop under the watchdog: if the
  * loop stalls for 250 ms the chip resets, and the next HELLO says RST=WDT.
  */
 #include <avr/interrupt.h>

@@ -1,4 +1,5 @@
-/* The move queue and the stepper interrupt (Timer1, compare match A, 2 MHz ticks).
+/* The stepper engine: the stepper interrupt (Timer1, compare match A, 2 MHz ticks) that turns
+ * the queued slots' faces.
  *
  * A slot's turns share one speed profile: the longer turn sets the pace and steps on every
  * tick, the shorter one steps when a Bresenham accumulator overflows (a DDA, as GRBL does), so
@@ -8,15 +9,17 @@
  * computed once at start-up, and the interrupt only looks them up -- no division, no
  * multiplication, whatever the step rate. After a turn the slot rests SETTLE_MS; the drivers
  * are switched on for the first turn and off IDLE_OFF_MS after the last, and at once on an
- * emergency stop. State shared with the main loop is touched with interrupts off.
+ * emergency stop. The queue, its counters and the stop button are slots.c's, shared with
+ * the flipper build; this file is the stepper engine (engine.h). State shared with the main
+ * loop is touched with interrupts off.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <math.h>
-#include <util/atomic.h>
 #include <util/delay.h>
 
 #include "config.h"
+#include "engine.h"
 #include "motion.h"
 #include "pins.h"
 
@@ -37,14 +40,11 @@ enum { IDLE, TURNING, SETTLING };
 static uint16_t ramp[RAMP_STEPS];              /* ticks between steps i and i+1 from rest */
 static uint16_t ramp_len;                      /* entries slower than cruise */
 
-static slot_t queue[QUEUE_DEPTH];
-static volatile uint8_t head, count;           /* queue[head] is the slot turning (if any) */
 static volatile uint8_t phase;
-static volatile uint8_t held, estopped, out_of_line, notice, drivers;
+static volatile uint8_t drivers;
 static uint16_t steps_total, steps_done, minor_steps, accumulator;
 static uint8_t major_bit, minor_bit;
 static uint16_t settle_left, idle_left;
-static volatile uint16_t done_frames, job_moves;
 
 static void ramp_init(void) {
     /* t_i = sqrt(2 i / a) seconds after the start; intervals never below the cruise's */
@@ -72,9 +72,7 @@ static uint16_t turn_steps(int8_t quarters) {
     return quarters == 2 ? 2 * MICROSTEPS_PER_QUARTER : MICROSTEPS_PER_QUARTER;
 }
 
-static void start_next(void) {
-    /* interrupts off: begin the slot at the head of the queue */
-    const slot_t *s = &queue[head];
+void engine_start(const slot_t *s) {
     uint8_t dir = DIR_PORT, big = 0;
     for (uint8_t i = 0; i < s->count; i++) {
         uint8_t bit = (uint8_t)(1 << s->face[i]);
@@ -102,117 +100,40 @@ void motion_init(void) {
     STEP_PORT &= (uint8_t)~STEP_MASK;
     STEP_DDR |= STEP_MASK;
     DIR_DDR |= STEP_MASK;
-    STOP_DDR &= (uint8_t)~(1 << STOP_BIT);      /* the stop button: input with pull-up */
-    STOP_PORT |= (1 << STOP_BIT);
     ramp_init();
     TCCR1A = 0;
     TCCR1B = (1 << WGM12) | (1 << CS11);       /* CTC, prescaler 8 */
     OCR1A = MS_TICKS;
     TIMSK1 = (1 << OCIE1A);
-    EICRB = (EICRB & (uint8_t)~(3 << ISC40)) | (2 << ISC40);  /* INT4 on a falling edge */
-    EIFR = (1 << INTF4);
-    EIMSK |= (1 << INT4);
-    if (!(STOP_PIN & (1 << STOP_BIT)))         /* held at power-on: stopped from the start */
-        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { motion_estop(); }
+    slots_stop_button_init();
 }
 
-uint8_t motion_push(const slot_t *slot) {
-    uint8_t result = PUSH_OK;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        if (estopped) {
-            result = PUSH_ESTOP;
-        } else if (count >= QUEUE_DEPTH) {
-            result = PUSH_FULL;
-        } else {
-            uint8_t tail = (uint8_t)(head + count);
-            if (tail >= QUEUE_DEPTH) tail = (uint8_t)(tail - QUEUE_DEPTH);
-            queue[tail] = *slot;
-            count++;
-            if (phase == IDLE && !held)
-                start_next();
-        }
-    }
-    return result;
+uint8_t engine_running(void) { return phase != IDLE; }
+
+uint8_t engine_judge(const slot_t *slot) {
+    (void)slot;                                /* protocol.c checked the faces and turns */
+    return PUSH_OK;
 }
 
-uint8_t motion_length(void) {
-    uint8_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = count; }
-    return n;
-}
+void engine_queued(const slot_t *slot) { (void)slot; }
 
-uint16_t motion_done(void) {
-    uint16_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = done_frames; }
-    return n;
-}
+void engine_dropped(void) {}
 
-uint16_t motion_job_done(void) {
-    uint16_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = job_moves; }
-    return n;
-}
-
-void motion_job_reset(void) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { job_moves = 0; }
-}
-
-void motion_drop_queued(void) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        count = phase == IDLE ? 0 : 1;         /* the slot turning finishes; nothing after */
-    }
-}
-
-void motion_hold(uint8_t hold) {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        held = hold;
-        if (!hold && phase == IDLE && count && !estopped)
-            start_next();
-    }
-}
-
-void motion_estop(void) {
-    /* from an interrupt, or with interrupts off */
-    if (estopped)
-        return;
+int8_t engine_halt(void) {
+    int8_t made = 0;
     STEP_PORT &= (uint8_t)~STEP_MASK;
     drivers_set(0);
     if (phase == TURNING && steps_done)
-        out_of_line = 1;                       /* a turn was cut short */
-    if (phase == SETTLING) {                   /* the turn was made: it counts */
-        done_frames++;
-        job_moves += queue[head].count;
-    }
+        made = -1;                             /* a turn was cut short */
+    if (phase == SETTLING)                     /* the turn was made: it counts */
+        made = (int8_t)slots_at(0)->count;
     phase = IDLE;
-    count = 0;
     idle_left = 0;
     OCR1A = MS_TICKS;
-    estopped = 1;
-    notice = 1;
-}
-
-uint8_t motion_estopped(void) { return estopped; }
-
-uint8_t motion_out_of_line(void) { return out_of_line; }
-
-uint8_t motion_take_estop_notice(void) {
-    uint8_t n;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { n = notice; notice = 0; }
-    return n;
-}
-
-uint8_t motion_clear_estop(void) {
-    if (!(STOP_PIN & (1 << STOP_BIT)))
-        return 0;                              /* the button is still pressed */
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { estopped = 0; out_of_line = 0; }
-    return 1;
+    return made;
 }
 
 uint8_t motion_drivers_on(void) { return drivers; }
-
-ISR(INT4_vect) {
-    motion_estop();                            /* the stop button acts as the stop byte */
-}
 
 ISR(TIMER1_COMPA_vect) {
     if (phase == TURNING) {
@@ -240,13 +161,8 @@ ISR(TIMER1_COMPA_vect) {
     if (phase == SETTLING) {
         if (settle_left && --settle_left)
             return;
-        done_frames++;
-        job_moves += queue[head].count;
-        if (++head == QUEUE_DEPTH)
-            head = 0;
-        count--;
-        if (count && !held) {
-            start_next();
+        if (slots_retire(slots_at(0)->count)) {
+            engine_start(slots_at(0));
             return;
         }
         phase = IDLE;
