@@ -116,9 +116,11 @@ def _stream(args: argparse.Namespace) -> int:
         if args.resume and rig.info is not None and rig.info.is_action_rig:
             actions = _recorded_actions(rig)
         else:
-            planned = _planned_actions(rig, moves)
-            actions, seconds = planned if planned is not None else (None, 0.0)
-            if actions is not None:
+            from cubebot.robot.actions.standing import plan_where_it_stands
+
+            planned = plan_where_it_stands(rig, moves)
+            if planned is not None:
+                actions, seconds = list(planned.actions), planned.seconds
                 _record_actions(actions)
         slots = len(actions) if actions is not None else len(rig.plan(moves))
         what = "actions" if actions is not None else "moves"
@@ -158,10 +160,10 @@ def _stream(args: argparse.Namespace) -> int:
         done = (f"resumed the stopped job: sent the last {report.sent} of {total} {what}"
                 if args.resume else f"sent {len(moves)} moves ({text}) in {slots} "
                 f"{'actions' if actions is not None else 'slots'}")
-        planned = (f" (planned rig time {report.planned_seconds:.2f} s)"
-                   if report.planned_seconds > 0 else "")  # a resumed action job: not known
+        plan_time = (f" (planned rig time {report.planned_seconds:.2f} s)"
+                     if report.planned_seconds > 0 else "")  # a resumed action job: not known
         print(f"{done}, {report.retransmits} retransmitted frames, {report.seconds:.2f} s"
-              f"{planned}")
+              f"{plan_time}")
         if facelets is not None:
             print(f"rig cube: {facelets}")
     return 0
@@ -198,40 +200,6 @@ def _recorded_actions(rig: Rig) -> list[str]:
                          "kept no record of its actions: re-scan the cube and stream the moves "
                          "without --resume")
     return path.read_text(encoding="ascii").split()
-
-
-def _planned_actions(rig: Rig, moves: tuple[Move, ...]) -> Optional[tuple[list[str], float]]:
-    """Return the fewest-time actions for ``moves`` (faces of the cube as it was loaded) on an
-    action rig, and their seconds by the model; None for a motor rig.
-
-    Where the rig reports how the cube sits and where its joints stand (a simulated rig,
-    ``CUBE`` and ``POSE``), the joints are brought home first and the moves turned to match;
-    otherwise the rig is taken to be at home with the cube as loaded (a rig that is not says
-    so by refusing the first action).
-    """
-    if rig.info is None or not rig.info.is_action_rig or rig.model is None \
-            or rig.model.actions is None:
-        return None
-    from cubebot.robot.actions import plan_actions
-    from cubebot.robot.actions.machine import setting_of_pose
-    from cubebot.robot.actions.orientation import ORIENTATIONS, START
-    from cubebot.robot.actions.scanning import homing_actions
-
-    model = rig.model.actions
-    try:
-        sits = rig.orientation()
-        orientation = next(o for o in ORIENTATIONS if o.face_at("U") + o.face_at("F") == sits)
-        setting = setting_of_pose(model, rig.pose())
-    except (ProtocolError, StopIteration):
-        orientation, setting = START, None
-    homing: list[str] = []
-    seconds = 0.0
-    if setting is not None:
-        actions, turned, seconds = homing_actions(model, setting)
-        homing, orientation = [str(a) for a in actions], orientation.then(turned)
-    moves = tuple(Move(orientation.position_of(m.name), m.turns) for m in moves)
-    plan = plan_actions(moves, rig.model)
-    return homing + plan.strings, seconds + plan.seconds
 
 
 def _rig_cube(rig: Rig) -> Optional[str]:

@@ -11,6 +11,12 @@ asks the rig for its job (:meth:`Rig.job`): a stopped job of these moves is fini
 the job) the stop is cleared and the moves the rig did not make are sent as a new job (the
 turn it cut short is made again).
 
+A rig that turns the cube over (an action rig: a flipper, grippers) gets the run's moves as
+actions planned from where it stands, as ``cubebot stream`` plans them
+(:func:`~cubebot.robot.actions.standing.plan_where_it_stands`): the page still counts the
+solution's moves (the 3D cube follows them) and shows the actions done beside them. After an
+emergency stop the moves not made are planned again from the rig's pose.
+
 After a lost connection (state "fault"), connecting again to the same rig on the same boot
 keeps the run, and resume continues it; a rig that rebooted (or another rig) drops it, since
 its cube is no longer known.
@@ -38,6 +44,7 @@ from cubebot.robot import (
     RobotError,
     StreamProgress,
 )
+from cubebot.robot.actions.standing import StandingPlan, plan_where_it_stands
 from cubebot.solver import Cube, parse_moves
 
 __all__ = ["RigDriver", "RigBusyError", "PAGE_STATES"]
@@ -76,6 +83,8 @@ class RigDriver:
         self._states: list[str] = []  # the cube before the run's first move, then after each
         self.moves_done = 0  # of the run, as the rig counts them
         self._done_before = 0  # moves made by earlier jobs of this run (before a re-send)
+        self._plan: Optional[StandingPlan] = None  # an action rig's job: its actions
+        self.actions_done = 0  # of that job, as the rig counts them
         self.rig_facelets: Optional[str] = None
         self._boot_id = ""  # of the rig the run began on
         # every published snapshot gets the next version, so a page that receives two out of
@@ -100,7 +109,9 @@ class RigDriver:
                 "moves": list(self._moves), "moves_done": done, "moves_total": total,
                 "percent": round(100 * done / total) if total else 0,
                 "cube": self.cube(done),
-                "rig_facelets": self.rig_facelets}
+                "rig_facelets": self.rig_facelets,
+                "actions_done": self.actions_done if self._plan is not None else 0,
+                "actions_total": len(self._plan.actions) if self._plan is not None else 0}
 
     def cube(self, done: int) -> Optional[str]:
         """Return the rig's cube after ``done`` moves of the run (its own report at the end),
@@ -120,12 +131,22 @@ class RigDriver:
     def _progressed(self, progress: StreamProgress) -> None:
         """Take the rig's counts from a stream's progress and publish them."""
         with self._version_lock:
-            self.moves_done = min(self._done_before + progress.moves_done, len(self._moves))
+            if self._plan is not None:  # the rig counts actions
+                self._actions_made(progress.moves_done)
+            else:
+                self.moves_done = min(self._done_before + progress.moves_done, len(self._moves))
             if self.state != "stopping":
                 self.state = progress.state.value
             self._version += 1
             snapshot = self.snapshot()
         self._publish(snapshot)
+
+    def _actions_made(self, done: int) -> None:
+        """Set the actions done of the action job, and the moves they made."""
+        assert self._plan is not None
+        self.actions_done = max(0, min(done, len(self._plan.actions)))
+        made = self._plan.turns_after[self.actions_done - 1] if self.actions_done else 0
+        self.moves_done = min(self._done_before + made, len(self._moves))
 
     # -- connection -------------------------------------------------------------------------
 
@@ -156,8 +177,9 @@ class RigDriver:
             # what the rig is, not what it is doing: the state and the moves done are the
             # snapshot's own, kept up to date through the run
             self.handshake = {k: getattr(info, k) for k in (
-                "firmware", "boot_id", "faces", "queue_depth", "size", "protocol",
-                "parallel_opposite")}
+                ("firmware", "boot_id", "kind", "queue_depth", "size", "protocol")
+                if info.is_action_rig else ("firmware", "boot_id", "faces", "queue_depth",
+                                            "size", "protocol", "parallel_opposite"))}
             unfinished = bool(self._moves) and self.moves_done < len(self._moves)
             if same_boot and unfinished:
                 # the same rig, not rebooted since the run began (a pulled cable, a server
@@ -170,8 +192,10 @@ class RigDriver:
             if unfinished:
                 log.warning("the rig at %s is another rig or rebooted: the run is dropped", url)
             self._moves, self._states, self.moves_done, self._done_before = [], [], 0, 0
+            self._plan, self.actions_done = None, 0
+            what = f"a {info.kind} rig" if info.is_action_rig else f"faces {info.faces}"
             self._set(RigState.ESTOP.value if status.state is RigState.ESTOP else "idle",
-                      f"connected: firmware {info.firmware}, faces {info.faces}"
+                      f"connected: firmware {info.firmware}, {what}"
                       + ("; it rebooted or is another rig, so the unfinished run is dropped: "
                          "re-scan the cube" if unfinished else ""))
             return self.handshake
@@ -225,11 +249,20 @@ class RigDriver:
             if not moves:
                 raise ValueError("nothing to run: solve the cube first")
             parsed = parse_moves(" ".join(moves))
-            rig.plan(parsed)  # a move the rig cannot make is refused here, before anything
+            # moves the rig cannot make are refused here, before anything is sent
+            plan = plan_where_it_stands(rig, parsed)
+            if plan is None:
+                rig.plan(parsed)
             self._moves = [str(m) for m in parsed]
             self._states = list(states or [])
             self.moves_done, self._done_before = 0, 0
+            self._plan, self.actions_done = plan, 0
             self.rig_facelets = None
+            if plan is not None:
+                self._launch(lambda: rig.stream_actions(plan.actions, progress=self._progressed,
+                                                        seconds=plan.seconds),
+                             f"{len(plan.actions)} actions from the first")
+                return
             self._launch(lambda: rig.stream(parsed, progress=self._progressed),
                          "turning from the first move")
 
@@ -254,6 +287,9 @@ class RigDriver:
                 self._set("idle", "cleared")
                 return
             moves = parse_moves(" ".join(self._moves))
+            if self._plan is not None:
+                self._resume_actions(rig, status, moves)
+                return
             if status.state is RigState.STOPPED and status.total == len(self._moves):
                 # the rig holds this stopped job: finish it, as `cubebot stream --resume` does
                 self._done_before = 0
@@ -265,6 +301,24 @@ class RigDriver:
             rest = moves[self.moves_done:]
             self._launch(lambda: rig.stream(rest, progress=self._progressed),
                          f"sending the moves from {self.moves_done + 1} again")
+
+    def _resume_actions(self, rig: Rig, status: JobStatus, moves: tuple[Any, ...]) -> None:
+        """Go on with an action rig's run: its stopped job, or the moves not made, planned
+        again from where the rig stands (after an emergency stop or a fault)."""
+        plan = self._plan
+        assert plan is not None
+        if status.state is RigState.STOPPED and status.total == len(plan.actions):
+            self._launch(lambda: rig.resume_actions(plan.actions, progress=self._progressed),
+                         f"resuming at action {self.actions_done + 1}")
+            return
+        rest = moves[self.moves_done:]
+        again = plan_where_it_stands(rig, rest)
+        assert again is not None
+        self._plan, self.actions_done, self._done_before = again, 0, self.moves_done
+        self._launch(lambda: rig.stream_actions(again.actions, progress=self._progressed,
+                                                seconds=again.seconds),
+                     f"the moves from {self.moves_done + 1} again, as {len(again.actions)} "
+                     "actions planned from where the rig stands")
 
     def stop(self) -> None:
         """Stop the run after the turn in progress (returns once the rig has stopped).
@@ -302,8 +356,13 @@ class RigDriver:
         try:
             job()
         except RigStoppedError as err:
-            done = self._done_before + max(err.done, 0) if err.done >= 0 else self.moves_done
-            self.moves_done = min(done, len(self._moves))
+            if self._plan is not None:
+                if err.done >= 0:
+                    self._actions_made(err.done)
+            else:
+                done = self._done_before + max(err.done, 0) if err.done >= 0 \
+                    else self.moves_done
+                self.moves_done = min(done, len(self._moves))
             self._set(RigState.STOPPED.value,
                       f"stopped after {self.moves_done} of {len(self._moves)} moves; "
                       "resume continues")
@@ -317,6 +376,10 @@ class RigDriver:
 
     def _count(self, status: JobStatus) -> None:
         """Set the run's moves done from the rig's job (its own completion counter)."""
+        if self._plan is not None:
+            if status.total == len(self._plan.actions):
+                self._actions_made(status.done)
+            return
         if status.total == len(self._moves) - self._done_before:
             done = self._done_before + status.done
         else:
@@ -336,6 +399,8 @@ class RigDriver:
 
     def _finish(self, rig: Rig) -> None:
         self.moves_done = len(self._moves)
+        if self._plan is not None:
+            self.actions_done = len(self._plan.actions)
         try:
             self.rig_facelets = rig.facelets()
         except ProtocolError:

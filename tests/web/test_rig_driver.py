@@ -77,3 +77,40 @@ def test_a_rebooted_rig_drops_the_unfinished_run() -> None:
         with pytest.raises(ValueError, match="nothing to resume"):
             driver.resume()
     driver.close()
+
+
+def test_an_action_rig_runs_the_moves_as_actions_through_a_stop_and_an_emergency_stop() -> None:
+    driver, seen, _ = _driver()
+    scramble = "R U F' D2 L B R' U2 F D' L2 B'"
+    start = Cube(SOLVED_3).apply(scramble)
+    moves = [str(m) for m in invert(parse_moves(scramble))]
+    states = [start.facelets]
+    for move in moves:
+        states.append(Cube(states[-1]).apply(move).facelets)
+    with SimulatedRig(3, start.facelets, model="flipper", seed=3, time_scale=0.2) as sim:
+        driver.connect(sim.port)
+        assert driver.handshake["kind"] == "flipper" and "faces" not in driver.handshake
+        driver.run(moves, states)
+        assert seen[-1]["actions_total"] > len(moves)  # the flipper turns the cube over
+        _wait_for(driver, "moving")
+        while driver.actions_done < 4:
+            time.sleep(0.01)
+        driver.stop()
+        _wait_for(driver, "stopped")
+        stopped_at = driver.actions_done
+        assert 0 < stopped_at < seen[-1]["actions_total"]
+        assert driver.moves_done < len(moves)
+        assert seen[-1]["cube"] == states[driver.moves_done]  # the 3D cube follows the moves
+        driver.resume()
+        _wait_for(driver, "moving")
+        while driver.moves_done < len(moves) // 2:
+            time.sleep(0.01)
+        driver.estop()  # mid-action, perhaps: the rest is planned again from the pose
+        _wait_for(driver, "estop")
+        made = driver.moves_done
+        driver.resume()
+        _wait_for(driver, "solved", timeout=60)
+        assert "again" in " ".join(s["message"] for s in seen)
+        assert Cube(sim.facelets).is_solved  # every move made once, in the rig's own frame
+        assert made <= len(moves) and seen[-1]["percent"] == 100
+    driver.close()

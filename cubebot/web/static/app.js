@@ -211,8 +211,11 @@ class Dashboard {
     const progress = $("progress");
     progress.value = rig.percent;
     progress.setAttribute("aria-valuenow", String(rig.percent));
+    // an action rig (a flipper, grippers) makes the moves by actions: both are counted
+    const actions = rig.actions_total
+      ? ` (${rig.actions_done} of ${rig.actions_total} actions)` : "";
     $("progress-label").textContent = rig.moves_total
-      ? `${rig.moves_done} of ${rig.moves_total} moves done by the rig` : "";
+      ? `${rig.moves_done} of ${rig.moves_total} moves done by the rig${actions}` : "";
     $("rig-message").textContent = rig.message;
     const connected = rig.state !== "disconnected";
     const moving = rig.state === "moving" || rig.state === "stopping";
