@@ -42,9 +42,35 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 DONE, BATCH, PAUSE, TIMEOUT = 0, 1, 2, 3
 
 
+BLOCK_BITS = 9  # endgame.BLOCK_BITS: the within-7 filter's 512-bit blocks
+WITHIN7_PROBES = 3  # endgame.WITHIN7_PROBES
+
+
 @njit(cache=True, inline="always")
 def _slot(key: np.int64, bits: int) -> np.uint64:
     return (np.uint64(key) * GOLDEN) >> np.uint64(64 - bits)
+
+
+@njit(cache=True, inline="always")
+def _bound(packed: np.ndarray, key: np.int64, bits: int) -> np.int64:
+    """Return an endgame table's four-bit slot for ``key`` (endgame.Endgame.bound)."""
+    slot = _slot(key, bits)
+    return np.int64((packed[slot >> np.uint64(1)] >> ((slot & np.uint64(1)) << np.uint64(2)))
+                    & np.uint8(15))
+
+
+@njit(cache=True, inline="always")
+def _may_contain(filter_bits: np.ndarray, key: np.int64, bits: int) -> bool:
+    """Return endgame.Within.may_contain for one key: all its probe bits are set."""
+    hashed = np.uint64(key) * GOLDEN
+    block_bits = bits - BLOCK_BITS
+    base = (hashed >> np.uint64(64 - block_bits)) << np.uint64(BLOCK_BITS)
+    mask = np.uint64((1 << BLOCK_BITS) - 1)
+    for j in range(WITHIN7_PROBES):
+        probe = base | ((hashed >> np.uint64(64 - block_bits - BLOCK_BITS * (j + 1))) & mask)
+        if (filter_bits[probe >> np.uint64(3)] >> (probe & np.uint64(7))) & 1 == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -87,11 +113,10 @@ def _expand1(d: int, a: int, b: int, left: int, lv_view: np.ndarray, lv_t: np.nd
                         if twist_slice[t * N_SLICE + s] >= left:
                             continue
                 if use_end:
-                    if end1[_slot((t * N_FLIP + f) * N_SLICE + s, end1_bits)] >= left:
+                    if _bound(end1, (t * N_FLIP + f) * N_SLICE + s, end1_bits) >= left:
                         continue
                 elif use_within:
-                    slot = _slot((t * N_FLIP + f) * N_SLICE + s, within7_bits)
-                    if (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 0:
+                    if not _may_contain(within7, (t * N_FLIP + f) * N_SLICE + s, within7_bits):
                         continue
             lv_view[e, n] = v
             lv_t[e, n] = t
@@ -230,7 +255,7 @@ def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool
         sp[i] = _rank(pieces, 16, 4)
         b1 = np.int64(cperm_sliceperm[cp[i] * N_SLICEPERM + sp[i]])
         b2 = np.int64(udperm_sliceperm[ud[i] * N_SLICEPERM + sp[i]])
-        b3 = np.int64(end2[_slot((cp[i] * N_UDPERM + ud[i]) * N_SLICEPERM + sp[i], end2_bits)])
+        b3 = _bound(end2, (cp[i] * N_UDPERM + ud[i]) * N_SLICEPERM + sp[i], end2_bits)
         h[i] = max(b1, max(b2, b3))
         last[i] = NO_FACE if length == 0 else np.int64(move_face[paths[i, length - 1]])
         if h[i] <= budget and h[i] < lowest:
@@ -302,7 +327,7 @@ def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool
                         continue
                     if left - 1 <= end2_depth:
                         key = (c * N_UDPERM + u) * N_SLICEPERM + s
-                        if end2[_slot(key, end2_bits)] >= left:
+                        if _bound(end2, key, end2_bits) >= left:
                             continue
                     lv_cand[e, count] = cand
                     lv_c[e, count] = c
@@ -330,10 +355,9 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
     key = (t * N_FLIP + f) * N_SLICE + s
     fits: bool = True
     if left - 1 <= end1_depth:
-        fits = end1[_slot(key, end1_bits)] < left
+        fits = _bound(end1, key, end1_bits) < left
     elif left - 1 == end1_depth + 1:
-        slot = _slot(key, within7_bits)
-        fits = (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+        fits = _may_contain(within7, key, within7_bits)
     elif left <= MAX_PAIR_DISTANCE:
         fits = (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
                 and twist_flip[t * N_FLIP + f] < left)
