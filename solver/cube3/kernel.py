@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["phase1_advance", "phase1_batch", "phase2_search", "DONE", "BATCH", "PAUSE",
-           "TIMEOUT", "CHUNK"]
+__all__ = ["phase1_advance", "phase1_batch", "phase2_search", "optimal_advance", "DONE",
+           "BATCH", "PAUSE", "TIMEOUT", "FOUND", "EXHAUSTED", "CHUNK"]
 
 CHUNK = 4_000  # must equal twophase.CHUNK: the chunks decide the order and the work counted
 NO_FACE = 6
@@ -354,8 +354,12 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
     s = sorted_slice // N_SLICEPERM
     key = (t * N_FLIP + f) * N_SLICE + s
     fits: bool = True
-    if left - 1 <= end1_depth:
-        fits = _bound(end1, key, end1_bits) < left
+    if left == 1:  # the child must be in the axis' subgroup: no table needed
+        fits = t == 0 and f == 0 and s == 0
+    elif left - 1 <= end1_depth:
+        # the small pair tables (in cache) turn most children away before the big table
+        fits = (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
+                and _bound(end1, key, end1_bits) < left)
     elif left - 1 == end1_depth + 1:
         fits = _may_contain(within7, key, within7_bits)
     elif left <= MAX_PAIR_DISTANCE:
@@ -364,66 +368,70 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
     return fits
 
 
-@njit(cache=True)
-def shortest(root: np.ndarray, root_cperm: int, lower: int, max_length: int,
-             order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
-             twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
-             cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> np.ndarray:
-    """Return the first shortest solution (move indices) of at most ``max_length``, or -1s.
+# what optimal_advance stopped for (PAUSE as above)
+FOUND, EXHAUSTED = 4, 5
 
-    IDA* depth by depth from ``lower``, moves tried in index order, so the answer is the one
-    :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds: the first in that order among
-    the shortest. ``root`` is (3 axes, twist / flip / sorted slice). No clock is read, so
-    this is for short searches only. Returns an array of the solution's length, or ``[-1]``
-    when there is none within ``max_length``.
+
+@njit(cache=True)
+def optimal_advance(depth: int, state: np.ndarray, t: np.ndarray, f: np.ndarray, s: np.ndarray,
+                    c: np.ndarray, next_move: np.ndarray, path: np.ndarray, pause_at: int,
+                    order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+                    twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
+                    cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> int:
+    """Run the optimal search's depth-first pass of ``depth`` moves until it ends or pauses.
+
+    IDA* for one depth, moves tried in index order, so the first solution met is the one
+    :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds with NumPy: the first in that
+    order among those of ``depth`` moves. Level 0 of ``t``, ``f``, ``s`` (levels, 3 axes) and
+    ``c`` holds the root, and ``state`` is (level, nodes): set level 0 and ``next_move[0] =
+    0`` to start a depth. Nodes are the children that pass the face-order rule, counted as
+    the NumPy search counts them. Returns FOUND (the solution is ``path[:depth]``),
+    EXHAUSTED (none of ``depth`` moves) or PAUSE (``nodes`` reached ``pause_at``; call again
+    to go on).
     """
-    levels = max_length + 1
-    t = np.empty((levels, 3), dtype=np.int64)
-    f = np.empty((levels, 3), dtype=np.int64)
-    s = np.empty((levels, 3), dtype=np.int64)
-    c = np.empty(levels, dtype=np.int64)
-    next_move = np.empty(levels, dtype=np.int64)
-    path = np.empty(max(max_length, 1), dtype=np.int64)
-    for depth in range(lower, max_length + 1):
-        if depth == 0:
-            if root[0, 2] == 0 and root[1, 2] == 0 and root[2, 2] == 0 and root_cperm == 0:
-                return path[:0]
+    d = state[0]
+    nodes = state[1]
+    if depth == 0:
+        if s[0, 0] == 0 and s[0, 1] == 0 and s[0, 2] == 0 and c[0] == 0:
+            return FOUND
+        return EXHAUSTED
+    while d >= 0:
+        if nodes >= pause_at:
+            state[0] = d
+            state[1] = nodes
+            return PAUSE
+        m = next_move[d]
+        if m >= N_MOVES:
+            d -= 1
             continue
+        next_move[d] = m + 1
+        last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
+        if not order[last, m]:
+            continue
+        nodes += 1
+        left = depth - d
+        e = d + 1
+        fits = True
         for a in range(3):
-            t[0, a] = root[a, 0]
-            f[0, a] = root[a, 1]
-            s[0, a] = root[a, 2]
-        c[0] = root_cperm
-        next_move[0] = 0
-        d = 0
-        while d >= 0:
-            m = next_move[d]
-            if m >= N_MOVES:
-                d -= 1
-                continue
-            next_move[d] = m + 1
-            last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
-            if not order[last, m]:
-                continue
-            left = depth - d
-            e = d + 1
-            fits = True
-            for a in range(3):
-                r = rename[a, m]
-                t[e, a] = twist_moves[t[d, a], r]
-                f[e, a] = flip_moves[f[d, a], r]
-                s[e, a] = slice_moves[s[d, a], r]
-                if not _axis_fits(t[e, a], f[e, a], s[e, a], left, tables):
-                    fits = False
-                    break
-            if not fits:
-                continue
-            c[e] = cperm_moves[c[d], m]
-            path[d] = m
-            if left == 1:
-                if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
-                    return path[:depth]
-                continue
-            next_move[e] = 0
-            d = e
-    return np.full(1, -1, dtype=np.int64)
+            r = rename[a, m]
+            t[e, a] = twist_moves[t[d, a], r]
+            f[e, a] = flip_moves[f[d, a], r]
+            s[e, a] = slice_moves[s[d, a], r]
+            if not _axis_fits(t[e, a], f[e, a], s[e, a], left, tables):
+                fits = False
+                break
+        if not fits:
+            continue
+        c[e] = cperm_moves[c[d], m]
+        path[d] = m
+        if left == 1:
+            if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
+                state[0] = d
+                state[1] = nodes
+                return FOUND
+            continue
+        next_move[e] = 0
+        d = e
+    state[0] = d
+    state[1] = nodes
+    return EXHAUSTED
