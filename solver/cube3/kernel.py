@@ -373,64 +373,107 @@ FOUND, EXHAUSTED = 4, 5
 
 
 @njit(cache=True)
+def _children(d: int, depth: int, t: np.ndarray, f: np.ndarray, s: np.ndarray,
+              path: np.ndarray, kid_m: np.ndarray, kid_t: np.ndarray, kid_f: np.ndarray,
+              kid_s: np.ndarray, order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+              twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
+              tables: tuple[Any, ...]) -> tuple[int, int]:
+    """Write the children of level ``d``'s node that fit, in move order, to row ``d`` of the
+    ``kid_*`` arrays; return (how many fit, how many the face-order rule let through).
+
+    An axis at a time over all the children, without a branch on each look-up's result, so the
+    processor has many table look-ups in flight at once instead of one.
+    """
+    last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
+    left = depth - d
+    n = 0
+    for m in range(N_MOVES):
+        if order[last, m]:
+            kid_m[d, n] = m
+            n += 1
+    tried = n
+    for a in range(3):
+        kept = 0
+        for k in range(n):
+            m = kid_m[d, k]
+            r = rename[a, m]
+            kid_m[d, kept] = m
+            for b in range(a):
+                kid_t[d, kept, b] = kid_t[d, k, b]
+                kid_f[d, kept, b] = kid_f[d, k, b]
+                kid_s[d, kept, b] = kid_s[d, k, b]
+            nt = np.int64(twist_moves[t[d, a], r])
+            nf = np.int64(flip_moves[f[d, a], r])
+            ns = np.int64(slice_moves[s[d, a], r])
+            kid_t[d, kept, a] = nt
+            kid_f[d, kept, a] = nf
+            kid_s[d, kept, a] = ns
+            kept += 1 if _axis_fits(nt, nf, ns, left, tables) else 0
+        n = kept
+    return n, tried
+
+
+@njit(cache=True)
 def optimal_advance(depth: int, state: np.ndarray, t: np.ndarray, f: np.ndarray, s: np.ndarray,
-                    c: np.ndarray, next_move: np.ndarray, path: np.ndarray, pause_at: int,
-                    order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+                    c: np.ndarray, path: np.ndarray, kid_m: np.ndarray, kid_t: np.ndarray,
+                    kid_f: np.ndarray, kid_s: np.ndarray, kid_n: np.ndarray, kid_pos: np.ndarray,
+                    pause_at: int, order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
                     twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
                     cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> int:
     """Run the optimal search's depth-first pass of ``depth`` moves until it ends or pauses.
 
     IDA* for one depth, moves tried in index order, so the first solution met is the one
     :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds with NumPy: the first in that
-    order among those of ``depth`` moves. Level 0 of ``t``, ``f``, ``s`` (levels, 3 axes) and
-    ``c`` holds the root, and ``state`` is (level, nodes): set level 0 and ``next_move[0] =
-    0`` to start a depth. Nodes are the children that pass the face-order rule, counted as
-    the NumPy search counts them. Returns FOUND (the solution is ``path[:depth]``),
-    EXHAUSTED (none of ``depth`` moves) or PAUSE (``nodes`` reached ``pause_at``; call again
-    to go on).
+    order among those of ``depth`` moves. Row 0 of ``t``, ``f``, ``s`` (levels, 3 axes) and
+    ``c`` holds the root; ``state`` is (level, nodes, started): set it to (0, nodes, 0) to
+    start a depth. Row ``d`` of the ``kid_*`` arrays holds the children of the node at level
+    ``d`` that fit, ``kid_pos[d]`` the next one to enter. Nodes are the children that pass the
+    face-order rule, counted as the NumPy search counts them. Returns FOUND (the solution is
+    ``path[:depth]``), EXHAUSTED (none of ``depth`` moves) or PAUSE (``nodes`` reached
+    ``pause_at``; call again to go on).
     """
-    d = state[0]
-    nodes = state[1]
     if depth == 0:
         if s[0, 0] == 0 and s[0, 1] == 0 and s[0, 2] == 0 and c[0] == 0:
             return FOUND
         return EXHAUSTED
+    d = state[0]
+    nodes = state[1]
+    if state[2] == 0:
+        state[2] = 1
+        kid_n[0], tried = _children(0, depth, t, f, s, path, kid_m, kid_t, kid_f, kid_s, order,
+                                    rename, move_face, twist_moves, flip_moves, slice_moves,
+                                    tables)
+        kid_pos[0] = 0
+        nodes += tried
     while d >= 0:
         if nodes >= pause_at:
             state[0] = d
             state[1] = nodes
             return PAUSE
-        m = next_move[d]
-        if m >= N_MOVES:
+        k = kid_pos[d]
+        if k >= kid_n[d]:
             d -= 1
             continue
-        next_move[d] = m + 1
-        last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
-        if not order[last, m]:
-            continue
-        nodes += 1
-        left = depth - d
-        e = d + 1
-        fits = True
-        for a in range(3):
-            r = rename[a, m]
-            t[e, a] = twist_moves[t[d, a], r]
-            f[e, a] = flip_moves[f[d, a], r]
-            s[e, a] = slice_moves[s[d, a], r]
-            if not _axis_fits(t[e, a], f[e, a], s[e, a], left, tables):
-                fits = False
-                break
-        if not fits:
-            continue
-        c[e] = cperm_moves[c[d], m]
+        kid_pos[d] = k + 1
+        m = kid_m[d, k]
         path[d] = m
-        if left == 1:
+        e = d + 1
+        for a in range(3):
+            t[e, a] = kid_t[d, k, a]
+            f[e, a] = kid_f[d, k, a]
+            s[e, a] = kid_s[d, k, a]
+        c[e] = cperm_moves[c[d], m]
+        if e == depth:
             if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
                 state[0] = d
                 state[1] = nodes
                 return FOUND
             continue
-        next_move[e] = 0
+        kid_n[e], tried = _children(e, depth, t, f, s, path, kid_m, kid_t, kid_f, kid_s, order,
+                                    rename, move_face, twist_moves, flip_moves, slice_moves,
+                                    tables)
+        kid_pos[e] = 0
+        nodes += tried
         d = e
     state[0] = d
     state[1] = nodes

@@ -24,7 +24,7 @@ from typing import Iterator, Optional
 import numpy as np
 
 from cubebot.solver.cube3 import coords
-from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_SLICE, N_SLICEPERM
+from cubebot.solver.cube3.coords import MOVE_FACE, N_FLIP, N_MOVES, N_SLICE, N_SLICEPERM
 from cubebot.solver.cube3.endgame import endgames, phase1_bound, phase1_key, phase1_within7
 from cubebot.solver.cube3.movetables import move_tables
 from cubebot.solver.cube3.pruning import pruning_tables
@@ -186,19 +186,24 @@ class OptimalSearch:
         twist, flip, ss, cperm = self._root
         levels = max_length + 1
         t, f, s = (np.empty((levels, N_AXES), dtype=np.int64) for _ in range(3))
-        c, next_move = np.empty(levels, dtype=np.int64), np.empty(levels, dtype=np.int64)
-        path = np.empty(max(max_length, 1), dtype=np.int64)
-        state = np.array([0, self.nodes], dtype=np.int64)
+        c = np.empty(levels, dtype=np.int64)
+        path = np.empty(levels, dtype=np.int64)
+        kid_m = np.empty((levels, N_MOVES), dtype=np.int64)
+        kid_t, kid_f, kid_s = (np.empty((levels, N_MOVES, N_AXES), dtype=np.int64)
+                               for _ in range(3))
+        kid_n, kid_pos = np.empty(levels, dtype=np.int64), np.empty(levels, dtype=np.int64)
+        state = np.array([0, self.nodes, 0], dtype=np.int64)
         p, moves = self._prune, self._moves
         tables = (p.twist_slice, p.flip_slice, p.twist_flip, self._end1.slots, self._end1.bits,
                   self._end1.depth, self._within7.bits_array, self._within7.bits)
         watch = self.deadline is not None or self._progress is not None
         for depth in range(self.lower_bound(), max_length + 1):
             t[0], f[0], s[0], c[0] = twist[0], flip[0], ss[0], cperm[0]
-            next_move[0], state[0] = 0, 0
+            state[0], state[2] = 0, 0
             while True:
                 pause = int(state[1]) + PAUSE_EVERY if watch else _NEVER
-                status = kernel.optimal_advance(depth, state, t, f, s, c, next_move, path, pause,
+                status = kernel.optimal_advance(depth, state, t, f, s, c, path, kid_m, kid_t,
+                                                kid_f, kid_s, kid_n, kid_pos, pause,
                                                 self._order, self._rename, MOVE_FACE,
                                                 moves.twist, moves.flip, moves.slice_sorted,
                                                 moves.cperm, tables)
