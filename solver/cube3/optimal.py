@@ -96,8 +96,9 @@ class OptimalSearch:
         if left - 1 == self._end1.depth + 1:
             slc = sorted_slice // N_SLICEPERM
             return self._within7.may_contain(phase1_key(twist, flip, slc))
-        if left > MAX_PAIR_DISTANCE:
-            return np.ones(len(twist), dtype=bool)  # no pair table can say more
+        if left >= MAX_PAIR_DISTANCE:
+            # none can say more than 9; with 9 left they pass 99.9 %, not worth the look-ups
+            return np.ones(len(twist), dtype=bool)
         p = self._prune
         slc = sorted_slice // N_SLICEPERM
         within: np.ndarray = ((p.twist_slice[twist * N_SLICE + slc] < left)
