@@ -358,8 +358,8 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
         fits = t == 0 and f == 0 and s == 0
     elif left - 1 <= end1_depth:
         # the small pair tables (in cache) turn most children away before the big table
-        fits = (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
-                and _bound(end1, key, end1_bits) < left)
+        fits = bool(twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
+                    and _bound(end1, key, end1_bits) < left)
     elif left - 1 == end1_depth + 1:
         fits = _may_contain(within7, key, within7_bits)
     elif left < MAX_PAIR_DISTANCE:  # with 9 left they pass 99.9 %: not worth the look-ups
