@@ -90,6 +90,9 @@ class OptimalSearch:
     def _fits(self, twist: np.ndarray, flip: np.ndarray, sorted_slice: np.ndarray,
               left: int) -> np.ndarray:
         """Return which nodes may still reach the axis' subgroup in fewer than ``left`` moves."""
+        if left == 1:  # the child must be in the subgroup: no table needed
+            in_subgroup: np.ndarray = (twist == 0) & (flip == 0) & (sorted_slice < N_SLICEPERM)
+            return in_subgroup
         if left - 1 <= self._end1.depth:
             slc = sorted_slice // N_SLICEPERM
             return self._end1.bound(phase1_key(twist, flip, slc)) < left
