@@ -12,7 +12,13 @@ solve the cube), and the two cubebot searches must give the same moves ("differ"
 Also measured: the compiled search's start-up in a child process (numba compiling from
 nothing, then loading its disk cache), the table build from an empty cache (in a child
 process, with its peak memory), the load time, the bytes on disk, the mean length with a
-one-second budget, and optimal-search times on random scrambles of 8, 10 and 12 moves.
+one-second budget, and optimal-search times on random scrambles of 8, 10 and 12 moves (or the
+lengths given), both searches on the same scrambles, with wall and CPU seconds and the nodes
+per second the search logs. Issue 27's optimal figure:
+
+    python tests/benchmarks/bench_cube3.py --sections optimal --optimal-lengths 14
+
+``--sections`` picks the tables: default (the solvers side by side), budget, tables, optimal.
 """
 
 from __future__ import annotations
@@ -158,11 +164,12 @@ def _optimal_table(lengths: Sequence[int], count: int, has_numba: bool) -> None:
     logger.setLevel(logging.INFO)
     print("\noptimal search (scrambles without same-face or same-axis triples), "
           f"{count} per length, paths interleaved")
-    print("moves  search  mean s  median s  max s  mean length  nodes/s")
+    print("moves  search  mean s  median s  max s  mean cpu s  mean length  nodes/s")
     for length in lengths:
         rng = random.Random(SEED + length)
         cubes = [Cube.solved().apply(_scramble(length, rng)) for _ in range(count)]
         times: dict[str, list[float]] = {s: [] for s in searches}
+        cpu: dict[str, list[float]] = {s: [] for s in searches}
         sizes: dict[str, list[int]] = {s: [] for s in searches}
         work: dict[str, list[tuple[int, float]]] = {s: [] for s in searches}
         for i, cube in enumerate(cubes):
@@ -171,9 +178,10 @@ def _optimal_table(lengths: Sequence[int], count: int, has_numba: bool) -> None:
                 os.environ[SEARCH_ENV] = search
                 solve(Cube.solved().apply(_scramble(3, random.Random(i))))  # warm: tables, code
                 handler.nodes.clear()
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 solution = solve(cube, optimal=True)
                 times[search].append(time.perf_counter() - start)
+                cpu[search].append(time.process_time() - start_cpu)
                 assert solution.optimal and cube.apply(solution.moves).is_solved
                 sizes[search].append(len(solution))
                 work[search].extend(handler.nodes)
@@ -184,6 +192,7 @@ def _optimal_table(lengths: Sequence[int], count: int, has_numba: bool) -> None:
             t = times[search]
             print(f"{length:5d}  {search:>6}  {statistics.mean(t):6.3f}  "
                   f"{statistics.median(t):8.3f}  {max(t):5.2f}  "
+                  f"{statistics.mean(cpu[search]):10.3f}  "
                   f"{statistics.mean(sizes[search]):11.2f}  {rate:>7}")
     os.environ.pop(SEARCH_ENV, None)
     logger.removeHandler(handler)
