@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 import zlib
@@ -163,6 +164,19 @@ def _load(path: Path, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | N
     return array.view(np.ndarray)  # a plain read-only array over the map, as numba wants
 
 
+def _remove_older_versions(name: str, version: int) -> None:
+    """Delete the files of earlier versions of a table (a newer cubebot's are left alone)."""
+    pattern = re.compile(rf"{re.escape(name)}-v(\d+)\.(npy|json)")
+    for path in cache_dir().iterdir():
+        match = pattern.fullmatch(path.name)
+        if match and int(match.group(1)) < version:
+            try:
+                path.unlink()
+                log.info("removed %s, an earlier version of table %s", path, name)
+            except OSError as err:
+                log.debug("cannot remove %s (%s)", path, err)
+
+
 def load_or_build(
     name: str,
     version: int,
@@ -173,7 +187,7 @@ def load_or_build(
     """Return a table from memory, from the cache directory, or by calling ``build``.
 
     A table from the cache is memory-mapped read-only. The built table is saved atomically
-    (and used from memory this time); a file that is damaged, has the wrong shape or dtype,
+    (and used from memory this time), and files of its earlier versions are deleted; a file that is damaged, has the wrong shape or dtype,
     or fails its checksum is rebuilt. The returned array is read-only.
 
     Raises:
@@ -195,6 +209,7 @@ def load_or_build(
             )
         try:
             _save(path, array)
+            _remove_older_versions(name, version)
         except OSError as err:
             log.warning("could not save table %s (%s); it will be rebuilt next time", path, err)
     array.flags.writeable = False

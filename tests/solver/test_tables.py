@@ -179,3 +179,13 @@ def test_a_loaded_table_is_memory_mapped_read_only(fresh_cache: Path) -> None:
     while not isinstance(base, mmap.mmap) and getattr(base, "base", None) is not None:
         base = base.base
     assert isinstance(base, mmap.mmap)
+
+
+def test_building_a_new_version_removes_the_older_ones_only(fresh_cache: Path) -> None:
+    _, build = build_counter()
+    fresh_cache.mkdir(parents=True, exist_ok=True)
+    for stale in ("demo-v0.npy", "demo-v0.json", "demo-v3.npy", "demo-other-v0.npy"):
+        (fresh_cache / stale).write_bytes(b"x")
+    load(build)
+    assert sorted(p.name for p in fresh_cache.iterdir()) == [
+        "demo-other-v0.npy", "demo-v1.json", "demo-v1.npy", "demo-v3.npy"]
