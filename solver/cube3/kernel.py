@@ -12,6 +12,10 @@ preallocated buffer and walking the levels with an explicit stack, so that
   solutions (the children of one chunk that reach G1), and when the caller asks for a pause
   (to look at the clock), then carries on where it stopped.
 
+The optimal search (:mod:`~cubebot.solver.cube3.optimal`) runs depth-first in
+:func:`optimal_advance`, which also pauses and resumes; it meets the same first solution as
+the NumPy search, though not in the same node order.
+
 This module imports numba at the top, so it is imported only when a 3x3 search starts
 (:func:`cubebot.solver.cube3.twophase.search_kernel`). Compiled code is cached on disk in
 ``NUMBA_CACHE_DIR``, which that function points into the table cache before numba loads.

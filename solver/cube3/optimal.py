@@ -3,9 +3,11 @@
 A node is the cube seen along each of its three axes (the R-L and F-B views are the cube
 turned so that axis points up): per axis its twist, flip and sorted slice, plus the corner
 permutation. Those ten numbers pin the cube down, and a face turn updates each through the
-move tables (renamed for the view). The lower bound of a node is the largest pruning-table
-distance over the three axes (twist x slice, flip x slice, twist x flip): reaching solved
-needs at least as many moves as reaching each axis' subgroup. IDA* deepens the bound one move
+move tables (renamed for the view). The lower bound of a node is the largest over the three
+axes of the distance to that axis' subgroup the tables give (the pair tables twist x slice,
+flip x slice and twist x flip; near the subgroup the endgame table and the within-7 set of
+:mod:`~cubebot.solver.cube3.endgame`): reaching solved needs at least as many moves as reaching
+each axis' subgroup. IDA* deepens the bound one move
 at a time; each step expands a whole array of nodes with NumPy, axis by axis, dropping nodes
 as soon as one bound says they cannot finish in time. With numba, the same search runs
 depth-first in :func:`~cubebot.solver.cube3.kernel.optimal_advance`, pausing every
