@@ -28,6 +28,7 @@ import re
 import sys
 import time
 import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -177,6 +178,20 @@ def _remove_older_versions(name: str, version: int) -> None:
                 log.debug("cannot remove %s (%s)", path, err)
 
 
+@lru_cache(maxsize=1)
+def _settle_allocator() -> None:
+    """Let the searches' large NumPy temporaries reuse freed memory instead of fresh pages.
+
+    glibc's malloc serves blocks over 128 kB with fresh pages (a page fault per 4 kB on first
+    write) until a block that large is freed, then raises that threshold to the freed block's
+    size (at most 32 MB; see mallopt(3), M_MMAP_THRESHOLD). Reading tables into memory used to
+    free such a block by accident; with the tables memory-mapped nothing did, and the optimal
+    search spent a third of its time in the kernel faulting pages in. One block allocated and
+    freed at once does what the old loading did; with other allocators it costs nothing.
+    """
+    np.empty(16 << 20, dtype=np.uint8)
+
+
 def load_or_build(
     name: str,
     version: int,
@@ -196,6 +211,7 @@ def load_or_build(
     key = f"{name}-v{version}"
     if key in _memory:
         return _memory[key]
+    _settle_allocator()
     dtype = np.dtype(dtype)
     path = table_path(name, version)
     array = _load(path, shape, dtype)

@@ -46,10 +46,6 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 DONE, BATCH, PAUSE, TIMEOUT = 0, 1, 2, 3
 
 
-BLOCK_BITS = 9  # endgame.BLOCK_BITS: the within-7 filter's 512-bit blocks
-WITHIN7_PROBES = 3  # endgame.WITHIN7_PROBES
-
-
 @njit(cache=True, inline="always")
 def _slot(key: np.int64, bits: int) -> np.uint64:
     return (np.uint64(key) * GOLDEN) >> np.uint64(64 - bits)
@@ -65,16 +61,9 @@ def _bound(packed: np.ndarray, key: np.int64, bits: int) -> np.int64:
 
 @njit(cache=True, inline="always")
 def _may_contain(filter_bits: np.ndarray, key: np.int64, bits: int) -> bool:
-    """Return endgame.Within.may_contain for one key: all its probe bits are set."""
-    hashed = np.uint64(key) * GOLDEN
-    block_bits = bits - BLOCK_BITS
-    base = (hashed >> np.uint64(64 - block_bits)) << np.uint64(BLOCK_BITS)
-    mask = np.uint64((1 << BLOCK_BITS) - 1)
-    for j in range(WITHIN7_PROBES):
-        probe = base | ((hashed >> np.uint64(64 - block_bits - BLOCK_BITS * (j + 1))) & mask)
-        if (filter_bits[probe >> np.uint64(3)] >> (probe & np.uint64(7))) & 1 == 0:
-            return False
-    return True
+    """Return endgame.Within.may_contain for one key: its slot's bit is set."""
+    slot = _slot(key, bits)
+    return (filter_bits[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
 
 
 @njit(cache=True)

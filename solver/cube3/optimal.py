@@ -43,9 +43,9 @@ __all__ = ["OptimalSearch"]
 log = logging.getLogger(__name__)
 
 N_AXES = 3
-# searches this short take milliseconds: they run compiled only when the two-phase search does
-# (numba's start-up would cost more than it saves), quietly; longer ones run compiled whenever
-# numba is there and show their progress
+# searches this short take milliseconds: they run compiled when the two-phase search does, and
+# quietly; longer ones run compiled only when $CUBEBOT_SEARCH=numba asks for it (see
+# search_kernel) and show their progress
 COMPILED_DEPTH = 8
 PAUSE_EVERY = 1 << 20  # nodes between looks at the clock in the compiled search (~50 ms)
 
