@@ -63,7 +63,8 @@ def _bound(packed: np.ndarray, key: np.int64, bits: int) -> np.int64:
 def _may_contain(filter_bits: np.ndarray, key: np.int64, bits: int) -> bool:
     """Return endgame.Within.may_contain for one key: its slot's bit is set."""
     slot = _slot(key, bits)
-    return (filter_bits[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+    found: bool = (filter_bits[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+    return found
 
 
 @njit(cache=True)
