@@ -10,11 +10,11 @@ positions that land there (``depth + 1`` if none does). A slot's value is theref
 than the true distance of any position hashing to it: a collision can only weaken the bound,
 never make it wrong.
 
-The set of phase-1 positions within 7 moves is one bit per slot of ``2**27`` (16 MB), 9.4 %
-of them set. A Bloom filter of the same size with three probes per key in one 64-bit word
-admitted fewer strangers (2.1 % instead of 8.8 %) but made the NumPy optimal search ~50 %
-slower (its mask costs ten array passes per look-up), while this table, half the size of the
-former 2**28, costs that search 1 % more nodes and no measurable time.
+The set of phase-1 positions within 7 moves is a blocked Bloom filter: each key sets
+:data:`WITHIN7_PROBES` bits of one 64-bit word, so a look-up is one read and one mask test. At
+2**27 bits (16 MB) it admits 2.7 % of random phase-1 positions (0.6 % are truly within 7),
+where a one-bit-per-key table twice its size admitted 4.9 % and one of its size 9.4 % (which
+made the default mode's solutions 0.02 moves longer in its fixed work budget).
 
 Phase 1: (twist, flip, slice) within 6 moves of G1, 1,138,856 positions (1, 4, 50, 592, 7156,
 87236, 1043817 per depth), and a bit set of the 13.2 million within 7 (12070278 more).
@@ -40,10 +40,12 @@ __all__ = ["Endgame", "Within", "endgames", "phase1_within7", "phase1_key", "pha
            "phase1_bound",
            "layer_sizes", "TABLE_VERSION"]
 
-TABLE_VERSION = 4  # 4: four-bit distance slots, the within-7 set at 2**27 bits
+TABLE_VERSION = 5  # 5: four-bit distance slots, the within-7 set a Bloom filter of words
 PHASE1_DEPTH, PHASE1_BITS = 6, 24  # 2**24 four-bit slots, 8 MB, 7 % used
 PHASE2_DEPTH, PHASE2_BITS = 8, 25  # 16 MB, 15 % used
-WITHIN7_BITS = 27  # one bit per slot, 16 MB, 9.4 % set
+WITHIN7_BITS = 27  # 16 MB
+WITHIN7_PROBES = 3  # bits set per key, all in one word
+WORD_BITS = 6  # 64-bit words
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: multiply, keep the top bits
 
 
@@ -68,6 +70,21 @@ def _hash(keys: np.ndarray) -> np.ndarray:
 def _slot(keys: np.ndarray, bits: int) -> np.ndarray:
     """Return the slot of each (non-negative int64) key, as uint64 indices."""
     return _hash(keys) >> np.uint64(64 - bits)
+
+
+def _probes(keys: np.ndarray, bits: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Return each key's word in a Bloom filter of 2**bits bits and the bit in that word of
+    each of its probes (uint64 arrays).
+
+    The word comes from the top bits of the hash, each probe's bit from the next WORD_BITS
+    bits down.
+    """
+    hashed = _hash(keys)
+    word_index_bits = bits - WORD_BITS
+    word = hashed >> np.uint64(64 - word_index_bits)
+    low = np.uint64((1 << WORD_BITS) - 1)
+    return word, [(hashed >> np.uint64(64 - word_index_bits - WORD_BITS * (j + 1))) & low
+                  for j in range(WITHIN7_PROBES)]
 
 
 def _nibble(packed: np.ndarray, slot: np.ndarray) -> np.ndarray:
@@ -131,25 +148,31 @@ def _sorted_contains(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Within:
-    """A hashed set of keys: :meth:`may_contain` is True for every key put in (and ~9 % more)."""
+    """A blocked Bloom filter: :meth:`may_contain` is True for every key put in (and ~2 % more)."""
 
-    bits_array: np.ndarray  # uint8, 2**bits / 8: slot i is bit i % 8 of byte i // 8
+    bits_array: np.ndarray  # uint64 (little-endian), 2**bits / 64 words
     bits: int
 
     def may_contain(self, keys: np.ndarray) -> np.ndarray:
         """Return False only for keys surely not in the set."""
-        slot = _slot(keys, self.bits)
-        found: np.ndarray = (self.bits_array[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+        word, probes = _probes(keys, self.bits)
+        mask = np.uint64(1) << probes[0]
+        for probe in probes[1:]:
+            mask |= np.uint64(1) << probe
+        found: np.ndarray = self.bits_array[word] & mask == mask
         return found
 
 
 def _phase1_within7() -> np.ndarray:
-    """Return the bit table of the phase-1 positions within 7 moves of G1."""
+    """Return the Bloom filter of the phase-1 positions within 7 moves of G1."""
     layers = _layers(_phase1_neighbours, PHASE1_DEPTH, "3x3 phase-1 endgame (7)")
-    cells = np.zeros(1 << WITHIN7_BITS, dtype=bool)  # a byte per slot while marking: 128 MB
+    cells = np.zeros(1 << WITHIN7_BITS, dtype=bool)  # a byte per bit while marking: 128 MB
 
     def mark(keys: np.ndarray) -> None:
-        cells[_slot(keys, WITHIN7_BITS)] = True
+        word, probes = _probes(keys, WITHIN7_BITS)
+        first = word << np.uint64(WORD_BITS)
+        for probe in probes:
+            cells[first | probe] = True
 
     with Progress("3x3 phase-1 within-7 set", len(layers) + 18) as progress:
         for layer in layers:
@@ -164,8 +187,9 @@ def _phase1_within7() -> np.ndarray:
                             moves.flip[flip, m].astype(np.int64),
                             slices[slc, m].astype(np.int64)))
             progress.update(1)
-    packed: np.ndarray = np.packbits(cells, bitorder="little")
-    return packed
+    # bit i of the filter is bit i % 64 of word i // 64: little-endian bytes, in bit order
+    words: np.ndarray = np.packbits(cells, bitorder="little").view("<u8")
+    return words
 
 
 def _hashed(layers: list[np.ndarray], bits: int) -> np.ndarray:
@@ -203,8 +227,8 @@ def layer_sizes(phase: int) -> list[int]:
 @lru_cache(maxsize=1)
 def phase1_within7() -> Within:
     """Return the hashed set of phase-1 positions within 7 moves of G1 (built on first use)."""
-    array = load_or_build("cube3-endgame1-within7", TABLE_VERSION, (1 << WITHIN7_BITS >> 3,),
-                          np.uint8, _phase1_within7)
+    array = load_or_build("cube3-endgame1-within7", TABLE_VERSION,
+                          (1 << (WITHIN7_BITS - WORD_BITS),), np.dtype("<u8"), _phase1_within7)
     return Within(array, WITHIN7_BITS)
 
 

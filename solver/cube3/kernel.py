@@ -46,6 +46,10 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 DONE, BATCH, PAUSE, TIMEOUT = 0, 1, 2, 3
 
 
+WORD_BITS = 6  # endgame.WORD_BITS: the within-7 filter's 64-bit words
+WITHIN7_PROBES = 3  # endgame.WITHIN7_PROBES
+
+
 @njit(cache=True, inline="always")
 def _slot(key: np.int64, bits: int) -> np.uint64:
     return (np.uint64(key) * GOLDEN) >> np.uint64(64 - bits)
@@ -61,9 +65,16 @@ def _bound(packed: np.ndarray, key: np.int64, bits: int) -> np.int64:
 
 @njit(cache=True, inline="always")
 def _may_contain(filter_bits: np.ndarray, key: np.int64, bits: int) -> bool:
-    """Return endgame.Within.may_contain for one key: its slot's bit is set."""
-    slot = _slot(key, bits)
-    found: bool = (filter_bits[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
+    """Return endgame.Within.may_contain for one key: all its probe bits are set."""
+    hashed = np.uint64(key) * GOLDEN
+    word_index_bits = bits - WORD_BITS
+    word = hashed >> np.uint64(64 - word_index_bits)
+    low = np.uint64((1 << WORD_BITS) - 1)
+    mask = np.uint64(0)
+    for j in range(WITHIN7_PROBES):
+        mask |= np.uint64(1) << ((hashed >> np.uint64(64 - word_index_bits - WORD_BITS * (j + 1)))
+                                 & low)
+    found: bool = filter_bits[word] & mask == mask
     return found
 
 
