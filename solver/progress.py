@@ -8,7 +8,7 @@ import time
 from types import TracebackType
 from typing import Optional, TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "SearchProgress"]
 
 log = logging.getLogger(__name__)
 
@@ -68,3 +68,60 @@ class Progress:
             self._stream.flush()
         log.info("%s: %s in %.2fs", self.label, "done" if exc_type is None else "failed",
                  time.perf_counter() - self._start)
+
+
+class SearchProgress:
+    """Report a long search: the depth it has reached, nodes searched and nodes per second.
+
+    On a terminal a status line is redrawn in place (at most ten times a second); elsewhere
+    each finished depth is logged at INFO, so a log shows the same story without a redraw.
+    """
+
+    def __init__(self, label: str, stream: Optional[TextIO] = None) -> None:
+        self.label = label
+        self.depth = 0
+        self.nodes = 0
+        self._stream = stream if stream is not None else sys.stderr
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._start = time.perf_counter()
+        self._last_draw = 0.0
+
+    @property
+    def seconds(self) -> float:
+        """Return the seconds since the search started."""
+        return time.perf_counter() - self._start
+
+    def rate(self) -> float:
+        """Return the nodes searched per second so far (0 before any time has passed)."""
+        seconds = self.seconds
+        return self.nodes / seconds if seconds > 0 else 0.0
+
+    def __enter__(self) -> "SearchProgress":
+        self._start = time.perf_counter()
+        return self
+
+    def update(self, depth: int, nodes: int) -> None:
+        """Record the depth being searched and the nodes searched so far; redraw if due."""
+        if depth != self.depth and self.depth:
+            log.info("%s: depth %d done, %d nodes, %.3g nodes/s, %.2f s", self.label,
+                     self.depth, nodes, self.rate(), self.seconds)
+        self.depth, self.nodes = depth, nodes
+        if not self._tty:
+            return
+        now = time.perf_counter()
+        if now - self._last_draw < 0.1:
+            return
+        self._last_draw = now
+        self._stream.write(f"\r{self.label}: depth {depth}, {nodes / 1e6:.1f}M nodes, "
+                           f"{self.rate() / 1e6:.1f}M nodes/s, {self.seconds:.1f}s ")
+        self._stream.flush()
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        if self._tty and self._last_draw:
+            self._stream.write("\n")
+            self._stream.flush()

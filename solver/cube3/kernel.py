@@ -12,6 +12,10 @@ preallocated buffer and walking the levels with an explicit stack, so that
   solutions (the children of one chunk that reach G1), and when the caller asks for a pause
   (to look at the clock), then carries on where it stopped.
 
+The optimal search (:mod:`~cubebot.solver.cube3.optimal`) runs depth-first in
+:func:`optimal_advance`, which also pauses and resumes; it meets the same first solution as
+the NumPy search, though not in the same node order.
+
 This module imports numba at the top, so it is imported only when a 3x3 search starts
 (:func:`cubebot.solver.cube3.twophase.search_kernel`). Compiled code is cached on disk in
 ``NUMBA_CACHE_DIR``, which that function points into the table cache before numba loads.
@@ -24,8 +28,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["phase1_advance", "phase1_batch", "phase2_search", "DONE", "BATCH", "PAUSE",
-           "TIMEOUT", "CHUNK"]
+__all__ = ["phase1_advance", "phase1_batch", "phase2_search", "optimal_advance", "DONE",
+           "BATCH", "PAUSE", "TIMEOUT", "FOUND", "EXHAUSTED", "CHUNK"]
 
 CHUNK = 4_000  # must equal twophase.CHUNK: the chunks decide the order and the work counted
 NO_FACE = 6
@@ -42,9 +46,36 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 DONE, BATCH, PAUSE, TIMEOUT = 0, 1, 2, 3
 
 
+WORD_BITS = 6  # endgame.WORD_BITS: the within-7 filter's 64-bit words
+WITHIN7_PROBES = 3  # endgame.WITHIN7_PROBES
+
+
 @njit(cache=True, inline="always")
 def _slot(key: np.int64, bits: int) -> np.uint64:
     return (np.uint64(key) * GOLDEN) >> np.uint64(64 - bits)
+
+
+@njit(cache=True, inline="always")
+def _bound(packed: np.ndarray, key: np.int64, bits: int) -> np.int64:
+    """Return an endgame table's four-bit slot for ``key`` (endgame.Endgame.bound)."""
+    slot = _slot(key, bits)
+    return np.int64((packed[slot >> np.uint64(1)] >> ((slot & np.uint64(1)) << np.uint64(2)))
+                    & np.uint8(15))
+
+
+@njit(cache=True, inline="always")
+def _may_contain(filter_bits: np.ndarray, key: np.int64, bits: int) -> bool:
+    """Return endgame.Within.may_contain for one key: all its probe bits are set."""
+    hashed = np.uint64(key) * GOLDEN
+    word_index_bits = bits - WORD_BITS
+    word = hashed >> np.uint64(64 - word_index_bits)
+    low = np.uint64((1 << WORD_BITS) - 1)
+    mask = np.uint64(0)
+    for j in range(WITHIN7_PROBES):
+        mask |= np.uint64(1) << ((hashed >> np.uint64(64 - word_index_bits - WORD_BITS * (j + 1)))
+                                 & low)
+    found: bool = filter_bits[word] & mask == mask
+    return found
 
 
 @njit(cache=True)
@@ -87,11 +118,10 @@ def _expand1(d: int, a: int, b: int, left: int, lv_view: np.ndarray, lv_t: np.nd
                         if twist_slice[t * N_SLICE + s] >= left:
                             continue
                 if use_end:
-                    if end1[_slot((t * N_FLIP + f) * N_SLICE + s, end1_bits)] >= left:
+                    if _bound(end1, (t * N_FLIP + f) * N_SLICE + s, end1_bits) >= left:
                         continue
                 elif use_within:
-                    slot = _slot((t * N_FLIP + f) * N_SLICE + s, within7_bits)
-                    if (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 0:
+                    if not _may_contain(within7, (t * N_FLIP + f) * N_SLICE + s, within7_bits):
                         continue
             lv_view[e, n] = v
             lv_t[e, n] = t
@@ -230,7 +260,7 @@ def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool
         sp[i] = _rank(pieces, 16, 4)
         b1 = np.int64(cperm_sliceperm[cp[i] * N_SLICEPERM + sp[i]])
         b2 = np.int64(udperm_sliceperm[ud[i] * N_SLICEPERM + sp[i]])
-        b3 = np.int64(end2[_slot((cp[i] * N_UDPERM + ud[i]) * N_SLICEPERM + sp[i], end2_bits)])
+        b3 = _bound(end2, (cp[i] * N_UDPERM + ud[i]) * N_SLICEPERM + sp[i], end2_bits)
         h[i] = max(b1, max(b2, b3))
         last[i] = NO_FACE if length == 0 else np.int64(move_face[paths[i, length - 1]])
         if h[i] <= budget and h[i] < lowest:
@@ -302,7 +332,7 @@ def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool
                         continue
                     if left - 1 <= end2_depth:
                         key = (c * N_UDPERM + u) * N_SLICEPERM + s
-                        if end2[_slot(key, end2_bits)] >= left:
+                        if _bound(end2, key, end2_bits) >= left:
                             continue
                     lv_cand[e, count] = cand
                     lv_c[e, count] = c
@@ -329,77 +359,127 @@ def _axis_fits(t: np.int64, f: np.int64, sorted_slice: np.int64, left: int,
     s = sorted_slice // N_SLICEPERM
     key = (t * N_FLIP + f) * N_SLICE + s
     fits: bool = True
-    if left - 1 <= end1_depth:
-        fits = end1[_slot(key, end1_bits)] < left
+    if left == 1:  # the child must be in the axis' subgroup: no table needed
+        fits = t == 0 and f == 0 and s == 0
+    elif left - 1 <= end1_depth:
+        # the small pair tables (in cache) turn most children away before the big table
+        fits = bool(twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
+                    and _bound(end1, key, end1_bits) < left)
     elif left - 1 == end1_depth + 1:
-        slot = _slot(key, within7_bits)
-        fits = (within7[slot >> np.uint64(3)] >> (slot & np.uint64(7))) & 1 == 1
-    elif left <= MAX_PAIR_DISTANCE:
+        fits = _may_contain(within7, key, within7_bits)
+    elif left < MAX_PAIR_DISTANCE:  # with 9 left they pass 99.9 %: not worth the look-ups
         fits = (twist_slice[t * N_SLICE + s] < left and flip_slice[f * N_SLICE + s] < left
                 and twist_flip[t * N_FLIP + f] < left)
     return fits
 
 
-@njit(cache=True)
-def shortest(root: np.ndarray, root_cperm: int, lower: int, max_length: int,
-             order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
-             twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
-             cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> np.ndarray:
-    """Return the first shortest solution (move indices) of at most ``max_length``, or -1s.
+# what optimal_advance stopped for (PAUSE as above)
+FOUND, EXHAUSTED = 4, 5
 
-    IDA* depth by depth from ``lower``, moves tried in index order, so the answer is the one
-    :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds: the first in that order among
-    the shortest. ``root`` is (3 axes, twist / flip / sorted slice). No clock is read, so
-    this is for short searches only. Returns an array of the solution's length, or ``[-1]``
-    when there is none within ``max_length``.
+
+@njit(cache=True)
+def _children(d: int, depth: int, t: np.ndarray, f: np.ndarray, s: np.ndarray,
+              path: np.ndarray, kid_m: np.ndarray, kid_t: np.ndarray, kid_f: np.ndarray,
+              kid_s: np.ndarray, order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+              twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
+              tables: tuple[Any, ...]) -> tuple[int, int]:
+    """Write the children of level ``d``'s node that fit, in move order, to row ``d`` of the
+    ``kid_*`` arrays; return (how many fit, how many the face-order rule let through).
+
+    An axis at a time over all the children, without a branch on each look-up's result, so the
+    processor has many table look-ups in flight at once instead of one.
     """
-    levels = max_length + 1
-    t = np.empty((levels, 3), dtype=np.int64)
-    f = np.empty((levels, 3), dtype=np.int64)
-    s = np.empty((levels, 3), dtype=np.int64)
-    c = np.empty(levels, dtype=np.int64)
-    next_move = np.empty(levels, dtype=np.int64)
-    path = np.empty(max(max_length, 1), dtype=np.int64)
-    for depth in range(lower, max_length + 1):
-        if depth == 0:
-            if root[0, 2] == 0 and root[1, 2] == 0 and root[2, 2] == 0 and root_cperm == 0:
-                return path[:0]
+    last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
+    left = depth - d
+    n = 0
+    for m in range(N_MOVES):
+        if order[last, m]:
+            kid_m[d, n] = m
+            n += 1
+    tried = n
+    for a in range(3):
+        kept = 0
+        for k in range(n):
+            m = kid_m[d, k]
+            r = rename[a, m]
+            kid_m[d, kept] = m
+            for b in range(a):
+                kid_t[d, kept, b] = kid_t[d, k, b]
+                kid_f[d, kept, b] = kid_f[d, k, b]
+                kid_s[d, kept, b] = kid_s[d, k, b]
+            nt = np.int64(twist_moves[t[d, a], r])
+            nf = np.int64(flip_moves[f[d, a], r])
+            ns = np.int64(slice_moves[s[d, a], r])
+            kid_t[d, kept, a] = nt
+            kid_f[d, kept, a] = nf
+            kid_s[d, kept, a] = ns
+            kept += 1 if _axis_fits(nt, nf, ns, left, tables) else 0
+        n = kept
+    return n, tried
+
+
+@njit(cache=True)
+def optimal_advance(depth: int, state: np.ndarray, t: np.ndarray, f: np.ndarray, s: np.ndarray,
+                    c: np.ndarray, path: np.ndarray, kid_m: np.ndarray, kid_t: np.ndarray,
+                    kid_f: np.ndarray, kid_s: np.ndarray, kid_n: np.ndarray, kid_pos: np.ndarray,
+                    pause_at: int, order: np.ndarray, rename: np.ndarray, move_face: np.ndarray,
+                    twist_moves: np.ndarray, flip_moves: np.ndarray, slice_moves: np.ndarray,
+                    cperm_moves: np.ndarray, tables: tuple[Any, ...]) -> int:
+    """Run the optimal search's depth-first pass of ``depth`` moves until it ends or pauses.
+
+    IDA* for one depth, moves tried in index order, so the first solution met is the one
+    :class:`~cubebot.solver.cube3.optimal.OptimalSearch` finds with NumPy: the first in that
+    order among those of ``depth`` moves. Row 0 of ``t``, ``f``, ``s`` (levels, 3 axes) and
+    ``c`` holds the root; ``state`` is (level, nodes, started): set it to (0, nodes, 0) to
+    start a depth. Row ``d`` of the ``kid_*`` arrays holds the children of the node at level
+    ``d`` that fit, ``kid_pos[d]`` the next one to enter. Nodes are the children that pass the
+    face-order rule, counted as the NumPy search counts them. Returns FOUND (the solution is
+    ``path[:depth]``), EXHAUSTED (none of ``depth`` moves) or PAUSE (``nodes`` reached
+    ``pause_at``; call again to go on).
+    """
+    if depth == 0:
+        if s[0, 0] == 0 and s[0, 1] == 0 and s[0, 2] == 0 and c[0] == 0:
+            return FOUND
+        return EXHAUSTED
+    d = state[0]
+    nodes = state[1]
+    if state[2] == 0:
+        state[2] = 1
+        kid_n[0], tried = _children(0, depth, t, f, s, path, kid_m, kid_t, kid_f, kid_s, order,
+                                    rename, move_face, twist_moves, flip_moves, slice_moves,
+                                    tables)
+        kid_pos[0] = 0
+        nodes += tried
+    while d >= 0:
+        if nodes >= pause_at:
+            state[0] = d
+            state[1] = nodes
+            return PAUSE
+        k = kid_pos[d]
+        if k >= kid_n[d]:
+            d -= 1
             continue
+        kid_pos[d] = k + 1
+        m = kid_m[d, k]
+        path[d] = m
+        e = d + 1
         for a in range(3):
-            t[0, a] = root[a, 0]
-            f[0, a] = root[a, 1]
-            s[0, a] = root[a, 2]
-        c[0] = root_cperm
-        next_move[0] = 0
-        d = 0
-        while d >= 0:
-            m = next_move[d]
-            if m >= N_MOVES:
-                d -= 1
-                continue
-            next_move[d] = m + 1
-            last = NO_FACE if d == 0 else np.int64(move_face[path[d - 1]])
-            if not order[last, m]:
-                continue
-            left = depth - d
-            e = d + 1
-            fits = True
-            for a in range(3):
-                r = rename[a, m]
-                t[e, a] = twist_moves[t[d, a], r]
-                f[e, a] = flip_moves[f[d, a], r]
-                s[e, a] = slice_moves[s[d, a], r]
-                if not _axis_fits(t[e, a], f[e, a], s[e, a], left, tables):
-                    fits = False
-                    break
-            if not fits:
-                continue
-            c[e] = cperm_moves[c[d], m]
-            path[d] = m
-            if left == 1:
-                if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
-                    return path[:depth]
-                continue
-            next_move[e] = 0
-            d = e
-    return np.full(1, -1, dtype=np.int64)
+            t[e, a] = kid_t[d, k, a]
+            f[e, a] = kid_f[d, k, a]
+            s[e, a] = kid_s[d, k, a]
+        c[e] = cperm_moves[c[d], m]
+        if e == depth:
+            if s[e, 0] == 0 and s[e, 1] == 0 and s[e, 2] == 0 and c[e] == 0:
+                state[0] = d
+                state[1] = nodes
+                return FOUND
+            continue
+        kid_n[e], tried = _children(e, depth, t, f, s, path, kid_m, kid_t, kid_f, kid_s, order,
+                                    rename, move_face, twist_moves, flip_moves, slice_moves,
+                                    tables)
+        kid_pos[e] = 0
+        nodes += tried
+        d = e
+    state[0] = d
+    state[1] = nodes
+    return EXHAUSTED

@@ -63,12 +63,14 @@ _MAX_LEVELS = 32  # search depths the compiled search keeps buffers for (bounds 
 AUTO_COMPILED_FROM = 2  # with $CUBEBOT_SEARCH=auto, the compiled search runs from this solve on
 
 
-def search_kernel() -> Optional[ModuleType]:
+def search_kernel(long_search: bool = False) -> Optional[ModuleType]:
     """Return the compiled inner loops (:mod:`~cubebot.solver.cube3.kernel`), or None for NumPy.
 
     ``$CUBEBOT_SEARCH`` chooses: ``numpy`` the NumPy search, ``numba`` the compiled one (an
     error if numba is missing), ``auto`` or unset the compiled one when numba can be imported,
-    from the process's second 3x3 solve on. The two give the same answers, so the choice is
+    from the process's second 3x3 solve on, but not for a ``long_search`` (the optimal search
+    past its first few moves), where the NumPy search, whose large batches keep many table reads
+    in flight, measured twice as fast. The two give the same answers, so the choice is
     only about time: numba's start-up (~0.6 s and ~100 MB with its disk cache warm, ~10 s to
     compile without) would make a process that solves once, such as ``cubebot solve``, slower
     than the NumPy search; a process that solves again soon gains (~2x per solve).
@@ -82,7 +84,8 @@ def search_kernel() -> Optional[ModuleType]:
     choice = os.environ.get(SEARCH_ENV, "auto").strip().lower() or "auto"
     if choice not in ("auto", "numba", "numpy"):
         raise OptionError(f"${SEARCH_ENV}={choice!r}: use numba, numpy or auto")
-    if choice == "numpy" or (choice == "auto" and _solves_prepared < AUTO_COMPILED_FROM):
+    if choice == "numpy" or (choice == "auto" and (long_search
+                                                   or _solves_prepared < AUTO_COMPILED_FROM)):
         return None
     return _load_kernel(required=choice == "numba")
 

@@ -151,3 +151,19 @@ def test_endgame_bound_never_exceeds_a_scramble_length() -> None:
         cp, _, ep, _ = coords.as_arrays(cube)
         key2 = phase2_key(coords.cperm(cp), coords.udperm(ep), coords.sliceperm(ep))
         assert near_solved.bound(key2)[0] <= length
+
+
+def test_endgame_tables_refuse_most_positions_far_from_the_goal() -> None:
+    from cubebot.solver.cube3.endgame import endgames, phase1_within7
+
+    near_g1, near_solved = endgames()
+    within7 = phase1_within7()
+    rng = np.random.default_rng(7)
+    # nearly every random phase-1 position is 8 or more moves from G1 (13.2 million of 2.2
+    # billion are within 7), so what the filter admits is almost all false positives
+    keys = rng.integers(0, coords.N_TWIST * coords.N_FLIP * coords.N_SLICE, 200_000)
+    admitted = within7.may_contain(keys).mean()
+    assert 0.005 < admitted < 0.04
+    assert (near_g1.bound(keys) == near_g1.depth + 1).mean() > 0.9
+    keys2 = rng.integers(0, coords.N_CPERM * coords.N_UDPERM * coords.N_SLICEPERM, 200_000)
+    assert (near_solved.bound(keys2) == near_solved.depth + 1).mean() > 0.8

@@ -149,3 +149,34 @@ def test_two_searches_interleaved_in_one_thread_do_not_share_buffers(
             if found is not None:
                 together[k].append(found)
     assert together == alone and len(alone[0]) > 1
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_and_numpy_long_optimal_searches_agree(
+        monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    from cubebot.solver.cube3.optimal import COMPILED_DEPTH, OptimalSearch
+
+    rng = random.Random(300 + seed)
+    cube = Cube.solved().apply(tuple(rng.choice(FACE_MOVES) for _ in range(11)))
+    answers, nodes = [], []
+    for search in ("numpy", "numba"):
+        monkeypatch.setenv(SEARCH_ENV, search)
+        optimal = OptimalSearch(cube.cubies)
+        answers.append(optimal.search(COMPILED_DEPTH + 3))
+        nodes.append(optimal.nodes)
+    assert answers[0] is not None and answers[0] == answers[1]
+    assert cube.apply(answers[0]).is_solved
+    assert min(nodes) > 0
+
+
+def test_a_long_optimal_search_runs_compiled_only_when_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SEARCH_ENV, raising=False)
+    monkeypatch.setattr(twophase, "_solves_prepared", twophase.AUTO_COMPILED_FROM)
+    assert search_kernel(long_search=True) is None
+    monkeypatch.setenv(SEARCH_ENV, "numpy")
+    assert search_kernel(long_search=True) is None
+    if importlib.util.find_spec("numba") is not None:
+        monkeypatch.setenv(SEARCH_ENV, "numba")
+        assert search_kernel(long_search=True) is not None

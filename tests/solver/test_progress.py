@@ -1,0 +1,51 @@
+"""Progress of table builds and long searches: drawn on a terminal, logged elsewhere."""
+
+from __future__ import annotations
+
+import io
+import logging
+import random
+
+import pytest
+
+from cubebot.solver.progress import SearchProgress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_search_progress_draws_depth_nodes_and_rate_on_a_terminal() -> None:
+    screen = _Terminal()
+    with SearchProgress("optimal search", stream=screen) as progress:
+        progress.update(12, 3_500_000)
+    text = screen.getvalue()
+    assert "optimal search: depth 12, 3.5M nodes" in text and "M nodes/s" in text
+    assert text.endswith("\n")
+
+
+def test_search_progress_logs_each_finished_depth_off_a_terminal(
+        caplog: pytest.LogCaptureFixture) -> None:
+    quiet = io.StringIO()
+    with caplog.at_level(logging.INFO, logger="cubebot.solver.progress"):
+        with SearchProgress("optimal search", stream=quiet) as progress:
+            progress.update(11, 100)
+            progress.update(12, 5000)
+    assert quiet.getvalue() == ""
+    assert any("depth 11 done, 5000 nodes" in r.getMessage() for r in caplog.records)
+
+
+def test_a_long_optimal_search_reports_its_nodes(caplog: pytest.LogCaptureFixture) -> None:
+    from cubebot.solver import Cube
+    from cubebot.solver.cube3.optimal import OptimalSearch
+    from cubebot.solver.notation import FACE_MOVES
+
+    rng = random.Random(9)
+    cube = Cube.solved().apply(tuple(rng.choice(FACE_MOVES) for _ in range(10)))
+    with caplog.at_level(logging.INFO, logger="cubebot.solver.cube3.optimal"):
+        search = OptimalSearch(cube.cubies)
+        found = search.search(10)
+    assert found is not None and cube.apply(found).is_solved
+    record = next(r for r in caplog.records if hasattr(r, "nodes"))
+    assert getattr(record, "nodes") == search.nodes > 0
