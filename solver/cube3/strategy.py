@@ -151,7 +151,9 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
       solution found on the way, with ``optimal=False``.
     * ``cost=f``: collects solutions up to two moves longer than the shortest found, for
       ``timeout`` seconds (one second without one), and returns the one with the smallest
-      ``f(moves)``, the shorter one on ties. ``optimal`` is then False.
+      ``f(moves)``, the shorter one on ties. ``optimal`` is then False. With the compiled
+      search the views are shared out among searches that run side by side, one per core
+      (at most :data:`COST_THREADS`), each keeping what is near its own shortest.
     * ``faces="URFDL"``: only those faces turn (at least five); the two-phase search uses only
       the views in which a missing face needs nothing but half turns in phase 2.
     * ``max_length=n``: no answer longer than ``n`` moves (in ``metric``).
