@@ -25,7 +25,7 @@ from cubebot.solver.errors import NoSolutionError, OptionError, UnknownOptionErr
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from cubebot.solver.solution import Solution
 
-__all__ = ["solve3", "load_tables", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET", "RETRY_WORK_BUDGET",
+__all__ = ["solve3", "load_tables", "cost_candidates", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET", "RETRY_WORK_BUDGET",
            "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET", "COST_SLACK", "COST_THREADS", "GODS_NUMBER",
            "PHASE2_CAP", "DEFAULT_PHASE2_CAP"]
 
@@ -325,23 +325,46 @@ def _cost_threads(views: int) -> int:
     return max(1, min(COST_THREADS, os.cpu_count() or 1, views))
 
 
+def cost_candidates(cube: Cube, work_limit: int, searches: int = 1,
+                    faces: Optional[str] = None) -> list[tuple[Move, ...]]:
+    """Return the solutions the cost mode collects, with a budget of work instead of time.
+
+    The views are shared out among ``searches`` searches (side by side), each expanding at
+    most ``work_limit`` nodes: the list is the same on every run and on every machine, so a
+    benchmark can measure the cost mode apart from the machine's load (one search with the
+    nodes one core expands in the time budget, or one such search per core).
+
+    Raises:
+        ValueError: bad ``faces``, or ``work_limit`` or ``searches`` below 1.
+    """
+    if work_limit < 1 or searches < 1:
+        raise OptionError(f"work_limit={work_limit!r}, searches={searches!r}: give whole "
+                          "numbers >= 1")
+    plan = _Plan.make("htm", None, None, False, faces, cost=len)
+    candidates: list[tuple[Move, ...]] = []
+    _collect_for_cost(cube, plan, None, candidates, count=searches, work_limit=work_limit)
+    return candidates
+
+
 def _collect_for_cost(cube: Cube, plan: _Plan, deadline: Optional[float],
-                      candidates: list[tuple[Move, ...]]
+                      candidates: list[tuple[Move, ...]], count: Optional[int] = None,
+                      work_limit: Optional[int] = None
                       ) -> tuple[Optional[tuple[Move, ...]], bool]:
     """Return the shortest solution found (None: none) and whether every search ran out.
 
-    The views are dealt out to :func:`_cost_threads` two-phase searches that run side by side
-    until ``deadline``, each keeping the solutions up to COST_SLACK moves longer than its own
-    best; they are added to ``candidates`` search by search, in the order each search found
-    them, so the pick does not depend on which thread ran first.
+    The views are dealt out to ``count`` (by default :func:`_cost_threads`) two-phase searches
+    that run side by side until ``deadline`` (or ``work_limit`` nodes each), each keeping the
+    solutions up to COST_SLACK moves longer than its own best; they are added to
+    ``candidates`` search by search, in the order each search found them, so the pick does
+    not depend on which thread ran first.
 
     Raises:
         Exception: what a search raised in its thread (a deadline passing is not an error).
     """
     views = _views_for(plan.faces)
-    count = _cost_threads(len(views))
+    count = min(count or _cost_threads(len(views)), len(views))
     searches = [TwoPhaseSearch(cube.cubies, views[k::count], plan.faces, bound=plan.loose,
-                               deadline=deadline, phase2_cap=PHASE2_CAP)
+                               deadline=deadline, work_limit=work_limit, phase2_cap=PHASE2_CAP)
                 for k in range(count)]
     found: list[list[tuple[Move, ...]]] = [[] for _ in searches]
     shortest: list[Optional[tuple[Move, ...]]] = [None] * count

@@ -24,7 +24,9 @@ six-motor rig: the 3x3 solver's cost-aware choice (``cost=rig_time``) with its s
 side (one per core) and with one search, its plain shortest solution within the same budget,
 and the ``kociemba`` package (from the ``bench`` extra). Target: cost-aware solutions at most
 0.80x kociemba's rig time; the 95 % interval of that ratio is a bootstrap over the cubes. The
-budget is wall-clock time, so a busy machine searches less: ``--repeats`` shows the spread.
+budget is wall-clock time, so a busy machine searches less: ``--repeats`` shows the spread,
+and a second table measures the same with a budget of search nodes (``--work``), which gives
+the same figures on every run: one search, and two side by side as on two idle cores.
 """
 
 from __future__ import annotations
@@ -251,6 +253,48 @@ def solver_rows(cubes: int, budget: float) -> list[tuple[str, ...]]:
     return rows
 
 
+def work_rows(cubes: int, work: int) -> list[tuple[str, ...]]:
+    """Return rows of the cost-aware pick's rig time with budgets of work instead of time.
+
+    The same cubes as :func:`solver_rows`: one search of ``work`` nodes (about what one core
+    expands in a second with the compiled search), two searches of ``work`` each (what the
+    cost mode's searches side by side expand on two idle cores), and C ``kociemba``. No
+    clock is read, so every run gives the same figures.
+    """
+    import kociemba
+
+    from cubebot.solver.cube3.strategy import cost_candidates
+
+    six = RigModel.load("six-motor")
+    names = ("1 search", "2 searches side by side", "kociemba")
+    times: dict[str, list[float]] = {name: [] for name in names}
+    lengths: dict[str, list[int]] = {name: [] for name in names}
+    rng = random.Random(7)
+    for i in range(cubes):
+        cube = Cube.random(3, seed=rng.randrange(1 << 30))
+        found = {name: min(cost_candidates(cube, work, searches),
+                           key=lambda m: (rig_time(m, six), len(m)))
+                 for name, searches in zip(names, (1, 2))}
+        found["kociemba"] = parse_moves(kociemba.solve(cube.facelets))
+        for name in names:
+            moves = found[name]
+            if not cube.apply(moves).is_solved:
+                raise SystemExit(f"{name} solution {moves} does not solve {cube.facelets}")
+            times[name].append(plan(moves, six).seconds)
+            lengths[name].append(len(moves))
+        print(f"\r  solved {i + 1}/{cubes}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    base = statistics.mean(times["kociemba"])
+    spread = random.Random(11)
+    rows = []
+    for name in names:
+        mean = statistics.mean(times[name])
+        low, high = _ratio_interval(times[name], times["kociemba"], spread)
+        rows.append((name, f"{statistics.mean(lengths[name]):.2f}", f"{mean:.3f} s",
+                     f"{mean / base:.3f}x", f"{low:.3f}-{high:.3f}"))
+    return rows
+
+
 def solver_setting() -> str:
     """Return which 3x3 search runs and how many cost-mode searches run side by side."""
     import os
@@ -302,12 +346,16 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--moves", type=int, default=1000, help="moves per streaming run")
     parser.add_argument("--cubes", type=int, default=200, help="random cubes to solve")
-    parser.add_argument("--budget", type=float, default=1.0, help="solver seconds per cube")
+    parser.add_argument("--budget", type=float, default=1.0,
+                        help="solver seconds per cube (0 skips the timed comparison)")
     parser.add_argument("--seeds", type=int, default=20, help="seeds at real motor timing")
     parser.add_argument("--real-moves", type=int, default=60, help="moves per real-timing run")
     parser.add_argument("--handshakes", type=int, default=200, help="handshakes, all faults on")
     parser.add_argument("--avr-seeds", type=int, default=5,
                         help="seeds through the AVR firmware in simavr (0 skips it)")
+    parser.add_argument("--work", type=int, default=2_500_000,
+                        help="search nodes per search for the reproducible rig-time "
+                             "comparison (0 skips it)")
     parser.add_argument("--repeats", type=int, default=1,
                         help="runs of the rig-time comparison over the same cubes (their spread "
                              "shows the machine load's effect on a time budget)")
@@ -323,7 +371,7 @@ def main() -> None:
         print()
         print(f"Planned six-motor rig time of solutions, {args.cubes} random cubes, "
               f"{args.budget:g} s budget (target: cost-aware <= 0.80x kociemba's)")
-        for repeat in range(args.repeats):
+        for repeat in range(args.repeats if args.budget > 0 else 0):
             try:
                 rows = solver_rows(args.cubes, args.budget)
             except ImportError as err:
@@ -333,6 +381,17 @@ def main() -> None:
                 print(f"  ({solver_setting()})")
             print(table(("solutions", "mean HTM", "mean rig time", "x kociemba",
                          "95 % interval", "cubes faster than kociemba"), rows))
+        if args.work:
+            print()
+            print(f"The same with a budget of work: {args.work:,} search nodes per search, "
+                  f"{args.cubes} cubes (reproducible; target as above)")
+            try:
+                rows = work_rows(args.cubes, args.work)
+            except ImportError as err:
+                print(f"  not available: {err}")
+            else:
+                print(table(("cost-aware pick", "mean HTM", "mean rig time", "x kociemba",
+                             "95 % interval"), rows))
     print(f"\n(total {time.perf_counter() - started:.0f} s)")
 
 

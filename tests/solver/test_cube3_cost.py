@@ -86,3 +86,16 @@ def test_a_failure_in_a_search_thread_reaches_the_caller(monkeypatch: pytest.Mon
     monkeypatch.setattr(TwoPhaseSearch, "solutions", failing)
     with pytest.raises(MemoryError, match="buffers"):
         solve(Cube.random(3, 78), cost=_rig_time, timeout=0.2)
+
+
+def test_a_work_budget_collects_the_same_candidates_every_time() -> None:
+    cube = Cube.random(3, 79)
+    first = strategy.cost_candidates(cube, work_limit=150_000, searches=2)
+    assert first and all(cube.apply(moves).is_solved for moves in first)
+    assert strategy.cost_candidates(cube, work_limit=150_000, searches=2) == first
+
+
+@pytest.mark.parametrize("options", [{"work_limit": 0}, {"work_limit": 10, "searches": 0}])
+def test_a_work_budget_below_one_is_refused(options: dict) -> None:
+    with pytest.raises(ValueError, match="work_limit"):
+        strategy.cost_candidates(Cube.random(3, 80), **options)
