@@ -25,9 +25,9 @@ from cubebot.solver.errors import NoSolutionError, OptionError, UnknownOptionErr
 from cubebot.solver.notation import FACE_LETTERS, Move, htm, qtm, simplify
 from cubebot.solver.solution import Solution
 
-__all__ = ["solve3", "load_tables", "cost_candidates", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET", "RETRY_WORK_BUDGET",
-           "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET", "COST_SLACK", "COST_THREADS", "GODS_NUMBER",
-           "PHASE2_CAP", "DEFAULT_PHASE2_CAP"]
+__all__ = ["solve3", "load_tables", "cost_candidates", "DEFAULT_GOAL", "DEFAULT_WORK_BUDGET",
+           "RETRY_WORK_BUDGET", "SHORT_OPTIMAL_DEPTH", "DEFAULT_COST_BUDGET", "COST_SLACK",
+           "COST_THREADS", "GODS_NUMBER", "PHASE2_CAP", "DEFAULT_PHASE2_CAP"]
 
 log = logging.getLogger(__name__)
 
@@ -317,9 +317,9 @@ def _search_for_length(cube: Cube, plan: _Plan, deadline: Optional[float],
 def _cost_threads(views: int) -> int:
     """Return how many searches collect for a cost side by side.
 
-    One per core, at most :data:`COST_THREADS` and one per view; a single one without the
-    compiled search, whose inner loops run without Python's interpreter lock (NumPy's steps
-    are too short to let another search run beside them).
+    One per core, at most :data:`COST_THREADS` and one per view, when the compiled search
+    runs (its inner loops let go of Python's interpreter lock); a single one with the NumPy
+    search, whose loop holds the lock between its array steps.
     """
     if search_kernel() is None:
         return 1

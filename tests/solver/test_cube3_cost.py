@@ -1,4 +1,4 @@
-"""The 3x3 solver's cost mode: candidates collected by searches side by side, the cheapest picked."""
+"""The 3x3 solver's cost mode: candidates collected by searches side by side, the cheapest taken."""
 
 from __future__ import annotations
 
