@@ -133,7 +133,7 @@ def _expand1(d: int, a: int, b: int, left: int, lv_view: np.ndarray, lv_t: np.nd
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def phase1_advance(state: np.ndarray, length: int, bound: int, work_limit: int, pause_at: int,
                    lv_view: np.ndarray, lv_t: np.ndarray, lv_f: np.ndarray, lv_s: np.ndarray,
                    lv_par: np.ndarray, lv_mv: np.ndarray, lv_n: np.ndarray, lv_pos: np.ndarray,
@@ -190,7 +190,7 @@ def phase1_advance(state: np.ndarray, length: int, bound: int, work_limit: int, 
         d += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def phase1_batch(level: int, a: int, b: int, lv_view: np.ndarray, lv_par: np.ndarray,
                  lv_mv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (view index, move path) of the nodes a..b-1 of a level, paths read up the parents."""
@@ -220,7 +220,7 @@ def _rank(p: np.ndarray, start: int, n: int) -> int:
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def phase2_search(views: np.ndarray, paths: np.ndarray, budget: int, every: bool, work: int,
                   work_limit: int, root_pieces: np.ndarray, move_pieces: np.ndarray,
                   tables: tuple[Any, ...], lv_cand: np.ndarray, lv_c: np.ndarray,
