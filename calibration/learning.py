@@ -69,11 +69,14 @@ def learn_profile(scans: Iterable[tuple[object, int, Optional[str]]], *,
         rgb = np.asarray(samples, dtype=float)
         rgb = rgb[:, ::-1] if order == "bgr" else rgb
         lab = linear_to_lab(srgb_to_linear(rgb) / model.cast_ / model.face_gains_[faces_of])
-        means = np.array([lab[model.labels_ == f].mean(axis=0) for f in range(6)])
+        # a glare spot on the solved cube looks like another colour: it teaches nothing
+        clear = np.ones(len(lab), dtype=bool)
+        clear[list(model.overruled_)] = False
+        means = np.array([lab[(model.labels_ == f) & clear].mean(axis=0) for f in range(6)])
         known = current.lab if current is not None else reference
         colour_of = _colour_of_faces(means, known)
         for face in range(6):
-            mine = lab[model.labels_ == face]
+            mine = lab[(model.labels_ == face) & clear]
             colour = colour_of[face]
             totals[colour] += mine.sum(axis=0)
             squares[colour] += (mine ** 2).sum()

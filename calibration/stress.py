@@ -13,7 +13,7 @@ cube no turning reaches, which a scanner must report as broken).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -25,7 +25,8 @@ from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.calibration.errors import OptionError
 
-__all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan"]
+__all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan", "one_lamp",
+           "solved_shots"]
 
 # Kim et al.'s cubic fit of the Planckian locus in CIE xy (1667-25000 K).
 _X_FIT = ((-0.2661239e9, -0.2343589e6, 0.8776956e3, 0.179910),
@@ -173,3 +174,31 @@ def random_scan(size: int, lighting: Lighting, seed: int, scheme: SchemeLike = N
             letters[to] = facelets[come]
         facelets = "".join(letters)
     return facelets, _render(facelets, lighting, seed, scheme)
+
+
+def one_lamp(lighting: Lighting, seed: int) -> Lighting:
+    """Return ``lighting`` with its lamp fixed: one room's light, the same for every scan in it.
+
+    A condition with a random lamp temperature draws it from ``seed``; the rest of the light
+    (exposure per face, shadows, glare, noise) still changes from one picture to the next, as
+    it does when a cube is turned and photographed again in the same room.
+    """
+    if lighting.kelvin is not None:
+        return lighting
+    return replace(lighting, kelvin=random.Random(f"lamp {seed}").uniform(2700, 6500))
+
+
+#: seeds of the solved cube's pictures sit this far from the scans' own seeds
+_SOLVED_SEEDS = 1_000_000
+
+
+def solved_shots(size: int, lighting: Lighting, seed: int, count: int = 3,
+                 scheme: SchemeLike = None) -> list[np.ndarray]:
+    """Return ``count`` scans of the solved cube in ``lighting``, never one of the sweep's own.
+
+    They stand for a user's ``cubebot calibrate colours`` under their light: the first is the
+    shot taken, the others the re-shoots if calibration refuses it (glare on most of a face).
+    """
+    solved = Cube.solved(size).facelets
+    return [_render(solved, lighting, (shot + 1) * _SOLVED_SEEDS + seed, scheme)
+            for shot in range(count)]

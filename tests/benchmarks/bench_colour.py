@@ -8,6 +8,11 @@ robot scans with known answers) (default ``$CUBEBOT_DATA``, else ``../shared/dat
 repository). Any saved colour profile is ignored (a temporary config directory is used).
 Next to each result stands naive k-means (six clusters in Lab, named by the centres or the
 DBL corner, no cube rules) for comparison.
+
+The profile rows read the same scans without and with a colour profile learnt honestly: for the
+sweep, from the solved cube photographed under the same lamp (:func:`one_lamp`, other seeds);
+for the real scans, from the calibration part of ``real_split.json`` (its solved scans, or all
+of it with their answers), never from the held-out scan being read.
 """
 
 from __future__ import annotations
@@ -167,6 +172,98 @@ def bench_synthetic(cubes: int, first_seed: int,
     return rows
 
 
+SPLIT = PUBLIC_SCANS.with_name("real_split.json")
+
+
+def first_learnt(shots: list, size: int) -> object:
+    """Return the profile learnt from the first solved shot calibration accepts, or None."""
+    from cubebot.calibration import SampleError, learn_profile
+    from cubebot.solver import Cube
+
+    solved = Cube.solved(size).facelets
+    for shot in shots:
+        try:
+            return learn_profile([(shot, size, solved)])
+        except SampleError:
+            continue  # the user is told to photograph the solved cube again
+    return None
+
+
+def tally(scans: list[tuple[object, str]], size: int, profile: object) -> tuple[int, int, int]:
+    """Return (right, refused, wrong) of the scans (rgb, answer) read with ``profile``."""
+    from cubebot.calibration import DoubtfulStickersError, classify
+
+    right = refused = wrong = 0
+    for rgb, answer in scans:
+        try:
+            facelets = classify(rgb, size, profile=profile).facelets
+        except DoubtfulStickersError:  # a broken cube reported among them
+            refused += 1
+            continue
+        right += same_cube(facelets, answer)
+        wrong += not same_cube(facelets, answer)
+    return right, refused, wrong
+
+
+def bench_profile_real() -> list[tuple[str, ...]]:
+    """Return rows per size: the held-out real scans read without and with a profile learnt
+    from the calibration part (its solved scans; or every scan of it, with its answer)."""
+    from cubebot.calibration import SampleError, learn_profile
+
+    scans = {s["name"]: s for s in json.loads(PUBLIC_SCANS.read_text())["scans"]}
+    split = json.loads(SPLIT.read_text())
+    rows = []
+    for size in (3, 2):
+        held = [(scans[n]["rgb"], scans[n]["facelets"]) for n in split["held_out"]
+                if scans[n]["size"] == size]
+        teach = [scans[n] for n in split["calibration"] if scans[n]["size"] == size]
+        usable = []
+        for scan in teach:
+            try:
+                learn_profile([(scan["rgb"], size, scan["facelets"])])
+                usable.append(scan)
+            except SampleError:  # its colours do not show its answer clearly: teaches nothing
+                continue
+        profiles = {
+            "no profile": False,
+            "profile: calibration part's solved scans": learn_profile(
+                [(s["rgb"], size, s["facelets"]) for s in usable if "solved" in s["name"]]),
+            f"profile: calibration part ({len(usable)} scans)": learn_profile(
+                [(s["rgb"], size, s["facelets"]) for s in usable]),
+        }
+        for name, profile in profiles.items():
+            right, refused, wrong = tally(held, size, profile)
+            rows.append((f"real {size}x{size} held out, {name}", f"right {right}/{len(held)}",
+                         f"refused {refused}, WRONG {wrong}", "", "", ""))
+    return rows
+
+
+def bench_profile_synthetic(cubes: int, first_seed: int) -> list[tuple[str, ...]]:
+    """Return a row per size and condition: right / refused / WRONG without and with a profile
+    learnt from the solved cube under the same lamp."""
+    from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan, solved_shots
+
+    rows = []
+    for size in (3, 2):
+        for name, lighting in CONDITIONS.items():
+            without = np.zeros(3, dtype=int)
+            within = np.zeros(3, dtype=int)
+            unlearnt = 0
+            for seed in range(first_seed, first_seed + cubes):
+                lamp = one_lamp(lighting, seed)
+                truth, scan = random_scan(size, lamp, seed)
+                profile = first_learnt(solved_shots(size, lamp, seed), size)
+                unlearnt += profile is None
+                without += tally([(scan, truth)], size, False)
+                within += tally([(scan, truth)], size, profile if profile is not None else False)
+            rows.append((f"synthetic {size}x{size} {name}, one lamp",
+                         "right {}/{} -> {}/{}".format(without[0], cubes, within[0], cubes),
+                         "refused {} -> {}, WRONG {} -> {}".format(
+                             without[1], within[1], without[2], within[2]),
+                         f"no profile learnt {unlearnt}", "", ""))
+    return rows
+
+
 def reliability_table(pairs: list[tuple[float, bool]]) -> list[str]:
     """Return lines: per confidence band, how many stickers and how many of them read right."""
     bands = [(0.0, 0.6), (0.6, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 0.999), (0.999, 1.01)]
@@ -186,6 +283,8 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0,
                         help="first synthetic seed (2000 and on: cubes the calibration never saw)")
     parser.add_argument("--data", default=default_data, help="folder holding photos/")
+    parser.add_argument("--profile-cubes", type=int, default=100,
+                        help="synthetic cubes per condition without and with a profile")
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
     # tiny k-means problems: OpenMP's thread start-up would dominate the naive column's time
@@ -201,6 +300,9 @@ def main() -> None:
     rows += bench_public()
     reliability: list[tuple[float, bool]] = []
     rows += bench_synthetic(args.cubes, args.first_seed, reliability)
+    rows.append(("with a colour profile", "", "", "", "", ""))
+    rows += bench_profile_real()
+    rows += bench_profile_synthetic(args.profile_cubes, args.first_seed)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())

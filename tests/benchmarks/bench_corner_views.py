@@ -1,6 +1,8 @@
 """Benchmark of corner views: a cube read from two frames that each show three faces.
 
-Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500] [--conditions moderate,rig,harsh,glare]``.
+Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500]
+[--conditions moderate,rig,harsh,glare] [--first-seed 7000] [--profile]`` (cubes ``first-seed``
+on; another range repeats the check on other cubes and other noise).
 
 Two ways, each over ``--scans`` virtual cubes per set of conditions (every other one through a
 cheap webcam's lens):
@@ -14,7 +16,9 @@ cheap webcam's lens):
 A third row per conditions is the calibrated rig allowed to turn a face and look again when in
 doubt (``scan_in_place`` with the rig's turn): the ``glare`` conditions (a strong lamp whose
 glare spots stay put) are where that matters. Each counts scans read right, refused, and WRONG (the target: none), and the median and 90th
-percentile time from frames to facelets (drawing the frames is not timed). No colour profile.
+percentile time from frames to facelets (drawing the frames is not timed). No colour profile,
+except in the row ``--profile`` adds: the calibrated rig reading with a profile learnt from the
+solved cube in the rig's own cameras under the same light (one per lens, other noise).
 """
 
 from __future__ import annotations
@@ -32,16 +36,21 @@ from cubebot.vision import CameraBase, Conditions
 from cubebot.vision.corner_labels import read_corner_photos
 from cubebot.vision.errors import VisionError
 from cubebot.vision.in_place import RigCameraSet, scan_in_place
-from cubebot.vision.multiview import CubeReading, read_shots, shots_from_views
+from cubebot.vision.multiview import CubeReading, read_shots, sample_shots, shots_from_views
 from cubebot.vision.scene import CornerCamera, Lens, Pose
 
 
+#: the cubes of scan ``k`` and its frames' noise: seed ``first + k`` and ``first - FIRST + k``
+FIRST = 7000
+
+
 def _count(scans: int, frames_of: Callable[[Cube, int], list[np.ndarray]],
-           read: Callable[[list[np.ndarray]], CubeReading]) -> tuple[int, int, int, list[float]]:
+           read: Callable[[list[np.ndarray]], CubeReading],
+           first: int = FIRST) -> tuple[int, int, int, list[float]]:
     right = refused = wrong = 0
     times: list[float] = []
-    for k in range(scans):
-        cube = Cube.random(3, 7000 + k)
+    for k in range(first - FIRST, first - FIRST + scans):
+        cube = Cube.random(3, FIRST + k)
         frames = frames_of(cube, k)
         began = time.perf_counter()
         try:
@@ -58,8 +67,40 @@ def _count(scans: int, frames_of: Callable[[Cube, int], list[np.ndarray]],
     return right, refused, wrong, times
 
 
-def bench(scans: int, conditions: str) -> list[tuple[str, ...]]:
-    """Return the table rows of both ways under one set of conditions."""
+#: seed of the solved cube's frames a profile is learnt from (no scan of the sweep uses it)
+PROFILE_SEED = 10**6
+
+
+def rig_profile(light: Conditions, views: tuple[Any, ...], lens: Lens) -> Any:
+    """Return the colour profile learnt from the solved cube in the rig's cameras under
+    ``light`` (``cubebot calibrate colours`` on the rig), or None when calibration refuses it.
+
+    A sticker the rig hides is given the median colour of its face's seen stickers: the cube
+    is known to be solved.
+    """
+    from cubebot.calibration import SampleError, learn_profile
+    from cubebot.solver.notation import FACE_LETTERS
+
+    solved = Cube.solved(3)
+    frames = [CornerCamera(solved, Pose.rig("".join(q.face for q in view.faces)),
+                           conditions=light, lens=lens, couplings=True, seed=PROFILE_SEED).read()
+              for view in views]
+    scan = sample_shots(shots_from_views(frames, views, 3), 3)
+    faces = np.array([FACE_LETTERS.index(c) for c in solved.facelets])
+    seen = np.array([camera is not None for camera in scan.camera])
+    rgb = scan.rgb.copy()
+    for i in scan.hidden:
+        rgb[i] = np.median(scan.rgb[seen & (faces == faces[i])], axis=0)
+    try:
+        return learn_profile([(rgb, 3, solved.facelets)])
+    except SampleError:
+        return None
+
+
+def bench(scans: int, conditions: str, first: int = FIRST,
+          profile: bool = False) -> list[tuple[str, ...]]:
+    """Return the table rows of both ways under one set of conditions (and, with ``profile``,
+    the calibrated rig reading with a profile learnt from the solved cube on the rig)."""
     light = Conditions.named(conditions)
     model = RigModel.load("six-motor")
     assert model.cameras is not None
@@ -78,15 +119,33 @@ def bench(scans: int, conditions: str) -> list[tuple[str, ...]]:
                                seed=k * 2 + i).read() for i, c in enumerate(corners)]
         return frames if k % 3 else frames[::-1]
 
+    ways: list[tuple[str, Callable[[Cube, int], list[np.ndarray]],
+                     Callable[[list[np.ndarray]], CubeReading]]] = [
+        ("calibrated rig", rig_frames,
+         lambda f: read_shots(shots_from_views(f, views, 3), 3, profile=False)),
+        ("corner photos", photo_frames, lambda f: read_corner_photos(f, 3, profile=False))]
+    if profile:
+        # one calibration per lens, as a user calibrates a rig once under its lamp
+        learnt = {lens: rig_profile(light, views, Lens.webcam() if lens else Lens())
+                  for lens in (0, 1)}
+        frames_lens: dict[int, int] = {}
+
+        def rig_frames_noting_lens(cube: Cube, k: int) -> list[np.ndarray]:
+            frames_lens[0] = k % 2
+            return rig_frames(cube, k)
+
+        def read_with_profile(f: list[np.ndarray]) -> CubeReading:
+            chosen = learnt[frames_lens[0]]
+            return read_shots(shots_from_views(f, views, 3), 3,
+                              profile=chosen if chosen is not None else False)
+        ways.append((f"calibrated rig, with a profile ({sum(p is None for p in learnt.values())}"
+                     " of 2 not learnt)", rig_frames_noting_lens, read_with_profile))
     rows = []
-    for way, frames_of, read in (
-            ("calibrated rig", rig_frames,
-             lambda f: read_shots(shots_from_views(f, views, 3), 3, profile=False)),
-            ("corner photos", photo_frames, lambda f: read_corner_photos(f, 3, profile=False))):
-        right, refused, wrong, times = _count(scans, frames_of, read)
+    for way, frames_of, read in ways:
+        right, refused, wrong, times = _count(scans, frames_of, read, first)
         ordered = sorted(times)
         rows.append(_row(way, conditions, scans, right, refused, wrong, times))
-    right, refused, wrong, times, looks = _count_looking_again(scans, light, views)
+    right, refused, wrong, times, looks = _count_looking_again(scans, light, views, first)
     rows.append(_row(f"calibrated rig, looking again ({looks} extra looks)", conditions, scans,
                      right, refused, wrong, times))
     return rows
@@ -118,14 +177,14 @@ class _Watching(CameraBase):
         return self.read()
 
 
-def _count_looking_again(scans: int, light: Conditions, views: tuple[Any, ...]
-                         ) -> tuple[int, int, int, list[float], int]:
+def _count_looking_again(scans: int, light: Conditions, views: tuple[Any, ...],
+                         first: int = FIRST) -> tuple[int, int, int, list[float], int]:
     """Return right, refused, wrong, times and extra looks of in-place scans that may turn a
     face and look again (the time of drawing the frames is left out, as for the others)."""
     right = refused = wrong = looks = 0
     times: list[float] = []
-    for k in range(scans):
-        held = [Cube.random(3, 7000 + k)]
+    for k in range(first - FIRST, first - FIRST + scans):
+        held = [Cube.random(3, FIRST + k)]
         drawing = [0.0]
 
         def turn(move: Any) -> None:
@@ -167,10 +226,16 @@ def main() -> None:
     parser.add_argument("--conditions", default="moderate,rig,harsh,glare",
                         help="comma-separated synthetic conditions (default "
                              "moderate,rig,harsh,glare)")
+    parser.add_argument("--first-seed", type=int, default=FIRST,
+                        help=f"seed of the first cube (default {FIRST}; the frames' noise "
+                             "follows it)")
+    parser.add_argument("--profile", action="store_true",
+                        help="add a row: the calibrated rig with a colour profile learnt from the "
+                             "solved cube on the rig under the same light")
     args = parser.parse_args()
     rows: list[tuple[str, ...]] = []
     for name in args.conditions.split(","):
-        rows += bench(args.scans, name)
+        rows += bench(args.scans, name, args.first_seed, args.profile)
     print_table(rows)
 
 

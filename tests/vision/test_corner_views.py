@@ -155,3 +155,23 @@ def test_calibrating_a_built_in_model_needs_an_output_and_a_bad_frame_is_explain
                  "URF", "--output", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
     assert "blank" in err and not (tmp_path / "m.json").exists()
+
+
+def test_the_glare_scan_a_covariance_model_read_wrong_is_right_or_refused_in_place() -> None:
+    # scan 178 of bench_corner_views' glare sweep: a colour model with a covariance per colour
+    # and a rule calibrated on face-on scans alone read a wrong cube here (gap 10.3, needed 6.8)
+    from cubebot.vision.multiview import classify_views, sample_shots, shots_from_views
+
+    model = RigModel.load("six-motor")
+    assert model.cameras is not None
+    views = model.cameras.views
+    cube = Cube.random(3, 7178)
+    frames = [CornerCamera(cube, Pose.rig("".join(q.face for q in view.faces)),
+                           conditions=Conditions.named("glare"), lens=Lens(), couplings=True,
+                           seed=178).read() for view in views]
+    scan = sample_shots(shots_from_views(frames, views, 3), 3)
+    try:
+        reading = classify_views(scan, profile=False)
+    except VisionError:
+        return
+    assert reading.facelets == cube.facelets
