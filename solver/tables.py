@@ -89,13 +89,14 @@ def _checksum(array: np.ndarray) -> int:
 
 def _file_checksum(path: Path) -> Optional[int]:
     """Return the CRC-32 of the array bytes in a ``.npy`` file, read in chunks, or None if
-    the file is shorter or longer than its header says.
+    the file is shorter or longer than its header says or of a format cubebot never writes.
 
     Reading with plain reads, not through the memory map, keeps the pages out of this
     process's resident memory.
 
     Raises:
-        OSError, ValueError: the file cannot be read or has no valid header.
+        OSError, ValueError: the file cannot be read or has no valid header (NumPy's own
+            header errors).
     """
     with open(path, "rb") as handle:
         version = np.lib.format.read_magic(handle)
@@ -104,7 +105,9 @@ def _file_checksum(path: Path) -> Optional[int]:
         elif version == (2, 0):
             shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
         else:
-            raise ValueError(f".npy format version {version} is not one cubebot writes")
+            log.warning("table %s has .npy format version %s, which cubebot never writes",
+                        path, version)
+            return None
         expected = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         crc, read = 0, 0
         while chunk := handle.read(_CHUNK):
