@@ -24,7 +24,8 @@ import logging
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Union
+from enum import Enum
+from typing import Any, Optional, Union
 
 import numpy as np
 # scikit-learn and threadpoolctl ship no type information
@@ -36,6 +37,7 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
     CALIBRATED_RULE,
+    SYNTHETIC_RULE,
     GapRule,
     LooseReading,
     Reading,
@@ -59,7 +61,7 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ColourClassifier", "Classification", "classify", "sticker_confidence",
+__all__ = ["ColourClassifier", "Classification", "ScanKind", "classify", "sticker_confidence",
            "ACCEPT_CONFIDENCE"]
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,32 @@ _ASTRAY_SHARE = 8  # a known cube may show one sticker in this many looking like
 _OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
 _OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
 _SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
+
+
+class ScanKind(Enum):
+    """How a scan's colours were taken, which decides the colour model and its rule."""
+
+    #: a photo (or a sample) per face, face on: the camera, the guided scan, ``classify --rgb``
+    FACE_ON = "face-on"
+    #: frames that each show several faces at an angle, hidden stickers supplied by the
+    #: cube's rules (a rig's fixed cameras, two corner photos, looking again)
+    MULTI_VIEW = "multi-view"
+
+    def model_options(self) -> dict[str, Any]:
+        """Return the :class:`ColourClassifier` options (shape, shading, rule) of this kind.
+
+        The one home for why they differ. Face on, the covariance per colour, the shade across
+        each face and the rule calibrated on real and synthetic face-on scans
+        (``CALIBRATED_RULE``) read more and accepted no wrong cube in any sweep. In multi-view
+        scans the same model accepted a wrong cube (the corner-view ``glare`` sweep, seed 178,
+        gap 10.3 where it asked for 6.8): there the glare spots stay put, the stickers a rig
+        hides have no colour of their own, and that sweep was never part of its calibration.
+        Until a rule is calibrated on those scans as well, they keep the round scatter and
+        the rule that has read them with no wrong cube (``SYNTHETIC_RULE``).
+        """
+        if self is ScanKind.FACE_ON:
+            return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE}
+        return {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE}
 
 
 @dataclass(frozen=True)
@@ -549,14 +577,15 @@ def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
 
 
 def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,
-             profile: Union[ProfileLike, None] = None,
-             scheme: SchemeLike = None) -> Classification:
+             profile: Union[ProfileLike, None] = None, scheme: SchemeLike = None,
+             kind: ScanKind = ScanKind.FACE_ON) -> Classification:
     """Return the scan read as a valid cube, with a confidence per sticker and the margin.
 
     ``samples``: (n, 3) colours in facelet order (n = 24 or 54), 0..255, channel ``order``
     "rgb" or "bgr". ``spread``: optional (n,) or (n, 3) sampler spread, lowering confidence.
     ``profile``: a :class:`ColourProfile`, a path, None (the user's default profile if one is
     saved) or False (none). ``scheme``: None (Western), "western", "japanese", or six colours.
+    ``kind``: how the colours were taken (:class:`ScanKind`), which picks the model and rule.
 
     Raises:
         SampleError: wrong count, shape, NaN or range (the message says which).
@@ -565,7 +594,8 @@ def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: obje
     """
     chosen = resolve_profile(profile, default=True)
     model = ColourClassifier(size, order=order, scheme=scheme,
-                             profile=chosen if chosen is not None else False)
+                             profile=chosen if chosen is not None else False,
+                             **kind.model_options())
     model.fit(samples, spread=spread)
     return Classification(model.facelets_, model.confidence_, model.margin_, model.overruled_)
 

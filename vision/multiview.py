@@ -213,7 +213,7 @@ def read_shots(shots: Sequence[Shot], size: int, *, profile: Any = None,
 
 def classify_views(scan: ViewScan, *, profile: Any = None, scheme: Any = None) -> CubeReading:
     """Return the reading of sampled shots (see :func:`read_shots`, which raises the same)."""
-    from cubebot.calibration import DoubtfulStickersError, classify
+    from cubebot.calibration import DoubtfulStickersError, ScanKind, classify
 
     size = scan.size
     hidden = scan.hidden
@@ -223,7 +223,8 @@ def classify_views(scan: ViewScan, *, profile: Any = None, scheme: Any = None) -
     for _ in range(2):
         rgb, spread = _supplied(scan, labels)
         try:
-            result = classify(rgb, size, spread=spread, profile=profile, scheme=scheme)
+            result = classify(rgb, size, spread=spread, profile=profile, scheme=scheme,
+                              kind=ScanKind.MULTI_VIEW)
         except DoubtfulStickersError as err:
             reading, doubt = err.reading, err
             if reading is not None and _relabel(labels, reading, hidden):

@@ -1,6 +1,8 @@
 """Benchmark of corner views: a cube read from two frames that each show three faces.
 
-Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500] [--conditions moderate,rig,harsh,glare]``.
+Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500] [--conditions moderate,rig,harsh,glare]
+[--first-seed 7000]`` (cubes ``first-seed ..`` on; another range repeats the check on other cubes and
+other noise).
 
 Two ways, each over ``--scans`` virtual cubes per set of conditions (every other one through a
 cheap webcam's lens):
@@ -36,12 +38,17 @@ from cubebot.vision.multiview import CubeReading, read_shots, shots_from_views
 from cubebot.vision.scene import CornerCamera, Lens, Pose
 
 
+#: the cubes of scan ``k`` and its frames' noise: seed ``first + k`` and ``first - FIRST + k``
+FIRST = 7000
+
+
 def _count(scans: int, frames_of: Callable[[Cube, int], list[np.ndarray]],
-           read: Callable[[list[np.ndarray]], CubeReading]) -> tuple[int, int, int, list[float]]:
+           read: Callable[[list[np.ndarray]], CubeReading],
+           first: int = FIRST) -> tuple[int, int, int, list[float]]:
     right = refused = wrong = 0
     times: list[float] = []
-    for k in range(scans):
-        cube = Cube.random(3, 7000 + k)
+    for k in range(first - FIRST, first - FIRST + scans):
+        cube = Cube.random(3, FIRST + k)
         frames = frames_of(cube, k)
         began = time.perf_counter()
         try:
@@ -58,7 +65,7 @@ def _count(scans: int, frames_of: Callable[[Cube, int], list[np.ndarray]],
     return right, refused, wrong, times
 
 
-def bench(scans: int, conditions: str) -> list[tuple[str, ...]]:
+def bench(scans: int, conditions: str, first: int = FIRST) -> list[tuple[str, ...]]:
     """Return the table rows of both ways under one set of conditions."""
     light = Conditions.named(conditions)
     model = RigModel.load("six-motor")
@@ -83,10 +90,10 @@ def bench(scans: int, conditions: str) -> list[tuple[str, ...]]:
             ("calibrated rig", rig_frames,
              lambda f: read_shots(shots_from_views(f, views, 3), 3, profile=False)),
             ("corner photos", photo_frames, lambda f: read_corner_photos(f, 3, profile=False))):
-        right, refused, wrong, times = _count(scans, frames_of, read)
+        right, refused, wrong, times = _count(scans, frames_of, read, first)
         ordered = sorted(times)
         rows.append(_row(way, conditions, scans, right, refused, wrong, times))
-    right, refused, wrong, times, looks = _count_looking_again(scans, light, views)
+    right, refused, wrong, times, looks = _count_looking_again(scans, light, views, first)
     rows.append(_row(f"calibrated rig, looking again ({looks} extra looks)", conditions, scans,
                      right, refused, wrong, times))
     return rows
@@ -118,14 +125,14 @@ class _Watching(CameraBase):
         return self.read()
 
 
-def _count_looking_again(scans: int, light: Conditions, views: tuple[Any, ...]
-                         ) -> tuple[int, int, int, list[float], int]:
+def _count_looking_again(scans: int, light: Conditions, views: tuple[Any, ...],
+                         first: int = FIRST) -> tuple[int, int, int, list[float], int]:
     """Return right, refused, wrong, times and extra looks of in-place scans that may turn a
     face and look again (the time of drawing the frames is left out, as for the others)."""
     right = refused = wrong = looks = 0
     times: list[float] = []
-    for k in range(scans):
-        held = [Cube.random(3, 7000 + k)]
+    for k in range(first - FIRST, first - FIRST + scans):
+        held = [Cube.random(3, FIRST + k)]
         drawing = [0.0]
 
         def turn(move: Any) -> None:
@@ -167,10 +174,13 @@ def main() -> None:
     parser.add_argument("--conditions", default="moderate,rig,harsh,glare",
                         help="comma-separated synthetic conditions (default "
                              "moderate,rig,harsh,glare)")
+    parser.add_argument("--first-seed", type=int, default=FIRST,
+                        help=f"seed of the first cube (default {FIRST}; the frames' noise "
+                             "follows it)")
     args = parser.parse_args()
     rows: list[tuple[str, ...]] = []
     for name in args.conditions.split(","):
-        rows += bench(args.scans, name)
+        rows += bench(args.scans, name, args.first_seed)
     print_table(rows)
 
 
