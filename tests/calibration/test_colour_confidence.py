@@ -12,7 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cubebot.calibration import BrokenCubeError, CalibrationError, DoubtfulStickersError, classify
+from cubebot.calibration import (
+    BrokenCubeError,
+    CalibrationError,
+    DoubtfulStickersError,
+    ScanKind,
+    classify,
+)
 from cubebot.calibration.acceptance import CALIBRATED_RULE, SYNTHETIC_RULE
 from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, sticker_confidence
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
@@ -47,6 +53,15 @@ def test_the_rule_before_issue_26_is_kept_for_the_benchmark() -> None:
     assert SYNTHETIC_RULE.required(3.0, 3) == 10.0 and SYNTHETIC_RULE.required(6.0, 2) == 28.0
     assert sticker_confidence(np.array([10.0]), 3.0, rule=SYNTHETIC_RULE)[0] == \
         pytest.approx(ACCEPT_CONFIDENCE)
+
+
+def test_each_kind_of_scan_reads_with_its_own_model_and_rule() -> None:
+    face_on = ScanKind.FACE_ON.model_options()
+    assert face_on == {"shape": "full", "shading": True, "rule": CALIBRATED_RULE}
+    # in-place scans were never part of the face-on rule's calibration, and it read a wrong
+    # cube there: they keep the model and rule that read their sweeps right or refused
+    multi_view = ScanKind.MULTI_VIEW.model_options()
+    assert multi_view == {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE}
 
 
 def test_confidence_for_a_size_it_was_not_calibrated_for_is_refused() -> None:

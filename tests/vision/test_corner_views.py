@@ -155,3 +155,31 @@ def test_calibrating_a_built_in_model_needs_an_output_and_a_bad_frame_is_explain
                  "URF", "--output", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
     assert "blank" in err and not (tmp_path / "m.json").exists()
+
+
+def test_the_glare_scan_the_face_on_model_reads_wrong_is_refused_in_place() -> None:
+    # scan 178 of bench_corner_views' glare sweep: the face-on model (a covariance per colour,
+    # its rule calibrated on face-on scans) reads a wrong cube here with gap 10.4, which is
+    # why multi-view scans keep their own model and rule (ScanKind.model_options)
+    from cubebot.calibration import ScanKind, classify
+    from cubebot.vision.multiview import (
+        _provisional_labels,
+        _supplied,
+        classify_views,
+        sample_shots,
+        shots_from_views,
+    )
+
+    model = RigModel.load("six-motor")
+    assert model.cameras is not None
+    views = model.cameras.views
+    cube = Cube.random(3, 7178)
+    frames = [CornerCamera(cube, Pose.rig("".join(q.face for q in view.faces)),
+                           conditions=Conditions.named("glare"), lens=Lens(), couplings=True,
+                           seed=178).read() for view in views]
+    scan = sample_shots(shots_from_views(frames, views, 3), 3)
+    rgb, spread = _supplied(scan, _provisional_labels(scan, None))
+    assert classify(rgb, 3, spread=spread, profile=False,
+                    kind=ScanKind.FACE_ON).facelets != cube.facelets
+    with pytest.raises(VisionError):
+        classify_views(scan, profile=False)
