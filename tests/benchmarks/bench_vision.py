@@ -1,7 +1,7 @@
 """Benchmark of the vision part: detection on real photos, a synthetic sweep, time per frame.
 
 Run: ``python tests/benchmarks/bench_vision.py [--scans 40] [--first-seed 5000] [--frames 30]
-[--data DIR] [--corner-scans 100]``.
+[--data DIR] [--corner-scans 100] [--conditions ideal,default,moderate,harsh]``.
 Real photos come from ``DIR/photos`` (default ``$CUBEBOT_DATA``, else ``../shared/data`` next
 to the repository). The synthetic sweep scans ``--scans`` virtual cubes (one in four a 2x2)
 under each set of conditions and counts faces whose grid was found, and scans that end in the
@@ -97,11 +97,15 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
     return rows
 
 
-def bench_synthetic(scans: int, first_seed: int) -> list[tuple[str, ...]]:
+CONDITIONS = ("ideal", "default", "moderate", "harsh")
+
+
+def bench_synthetic(scans: int, first_seed: int,
+                    names: tuple[str, ...] = CONDITIONS) -> list[tuple[str, ...]]:
     """Return table rows for the synthetic sweep, per conditions: faces found, and scans right,
     refused and wrong."""
     rows = []
-    for name in ("ideal", "default", "moderate", "harsh"):
+    for name in names:
         conditions = Conditions() if name == "default" else getattr(Conditions, name)()
         faces_found = right = refused = wrong = 0
         for seed in range(first_seed, first_seed + scans):
@@ -191,15 +195,20 @@ def main() -> None:
     parser.add_argument("--scans", type=int, default=40, help="synthetic scans per conditions")
     parser.add_argument("--first-seed", type=int, default=5000,
                         help="first synthetic seed (one in four, those divisible by 4, a 2x2)")
-    parser.add_argument("--frames", type=int, default=30, help="synthetic frames per resolution")
+    parser.add_argument("--conditions", default=",".join(CONDITIONS),
+                        help="comma-separated conditions of the synthetic sweep (default "
+                             f"{','.join(CONDITIONS)})")
+    parser.add_argument("--frames", type=int, default=30,
+                        help="synthetic frames per resolution (0 skips the timing)")
     parser.add_argument("--data", help="shared data folder (default $CUBEBOT_DATA)")
     parser.add_argument("--corner-scans", type=int, default=100,
                         help="two-corner-frame scans per conditions for the corner-view table "
                              "(0 skips it; bench_corner_views.py runs it alone)")
     args = parser.parse_args()
     folder = _data_folder(args.data)
-    rows = (bench_real(folder) + bench_synthetic(args.scans, args.first_seed)
-            + bench_speed(args.frames, folder))
+    rows = (bench_real(folder)
+            + bench_synthetic(args.scans, args.first_seed, tuple(args.conditions.split(",")))
+            + (bench_speed(args.frames, folder) if args.frames else []))
     print_table(rows)
     if args.corner_scans:
         from bench_corner_views import bench, print_table as print_corner_table
