@@ -14,6 +14,10 @@ supplied by the cube's rules (the piece's other stickers): it is sampled as the 
 piece asks for but with no say of its own (an enormous spread), so the classifier's whole-piece
 reading decides it and its confidence says how sure the rules are. Both come back in
 ``CubeReading.hidden``.
+
+The colours are read as a multi-view scan (:attr:`cubebot.calibration.ScanKind.MULTI_VIEW`),
+with the model and confidence rule that kind has been checked with (``ScanKind.model_options``
+says why it differs from a face-on scan's).
 """
 
 from __future__ import annotations

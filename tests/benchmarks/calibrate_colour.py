@@ -14,8 +14,13 @@ for each limit on ``k`` in :data:`FEWER_OVERRULED` (a reading over it is refused
 It prints how many readings each choice accepts per source and picks the choice that accepts
 the most overall among those that accept no wrong reading in a validation sweep (synthetic
 seeds from :data:`VALIDATION` on, not used to set the gap): a safety factor over the worst
-wrong reading seen does not by itself cover the tail of wrong readings not seen. ``CALIBRATED_RULE`` holds the figures it printed; the benchmark
-(``bench_colour.py``) shows them at work on the held-out real scans and synthetic seeds 2000 on.
+wrong reading seen does not by itself cover the tail of wrong readings not seen.
+``CALIBRATED_RULE`` holds the 3x3 figures it printed (its 2x2 choice read a wrong hostile 2x2
+outside both sweeps, so a 2x2 keeps the rule before; see ``calibration/acceptance.py``); the
+benchmark (``bench_colour.py``) shows them at work on the held-out real scans and synthetic seeds
+2000 on. Every scan here is face on: multi-view scans (a rig's corner cameras, corner photos,
+looking again) read with the rule before (``ScanKind.model_options``), and
+``bench_corner_views.py`` is their check.
 """
 
 from __future__ import annotations
