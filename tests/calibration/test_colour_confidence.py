@@ -64,6 +64,19 @@ def test_each_kind_of_scan_reads_with_its_own_model_and_rule() -> None:
     assert multi_view == {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE}
 
 
+def test_each_overruled_sticker_of_a_face_on_3x3_asks_a_quarter_more_gap() -> None:
+    # the photo scans (bench_vision's harsh seed 5021: 4 overruled, gap 7.5 against 6.8) made
+    # calibrate_colour.py weigh overruled stickers; the rule never asks less than before them
+    assert CALIBRATED_RULE.required(3.0, 3) == pytest.approx(6.8)
+    assert CALIBRATED_RULE.required(3.0, 3, overruled=4) == pytest.approx(13.6)
+    assert CALIBRATED_RULE.required(4.5, 3, overruled=2) == pytest.approx(6.8 * 1.5 ** 2 * 1.5)
+    assert CALIBRATED_RULE.overrule_limit(3) == 5
+    # a 2x2 face on keeps the rule before, overruled stickers and all
+    for scale, k in ((3.0, 0), (5.0, 2), (8.0, 3)):
+        assert CALIBRATED_RULE.required(scale, 2, k) == SYNTHETIC_RULE.required(scale, 2, k)
+    assert CALIBRATED_RULE.overrule_limit(2) == SYNTHETIC_RULE.overrule_limit(2) == 3
+
+
 def test_a_hostile_2x2_that_a_steeper_2x2_rule_read_wrong_is_refused() -> None:
     # the 2x2 rule calibrate_colour.py picks (9.4 x (scale/3)^3) read this one wrong (gap 13.8):
     # a 2x2 keeps the rule before
