@@ -49,6 +49,9 @@ SAFETY = 1.2  # how far above the worst wrong reading the rule stands
 #: asks at least as much, and those sweeps stay as safe as they were (a refused reading stays
 #: refused)
 NO_LOOSER = (6.8, 2.0, 6)
+#: overruled stickers a reading may have while calibrating, whatever the rule in force allows:
+#: the limits tried (:data:`FEWER_OVERRULED`) are counted from it
+WIDEST = {size: 6 * size * size // 8 for size in (2, 3)}
 VALIDATION = 1000  # first seed of the synthetic validation sweep (cubes // 2 per condition)
 
 
@@ -79,7 +82,7 @@ def readings(size: int, seeds: range, real: bool = True) -> list[Found]:
     found = []
 
     def one(source: str, rgb: object, truth: str) -> None:
-        model = ColourClassifier(size, profile=False)
+        model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size])
         try:
             model.fit(rgb)
         except DoubtfulStickersError:
@@ -139,7 +142,7 @@ def photo_scans(size: int, seeds: range) -> list[PhotoScan]:
             for turn_u, turn_d in itertools.product(range(4), repeat=2):
                 scan.views = dict(original, U=original["U"].turned(turn_u),
                                   D=original["D"].turned(turn_d))
-                model = ColourClassifier(size, profile=False)
+                model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size])
                 try:
                     model.fit(scan.rgb, spread=scan.spread)
                 except CalibrationError:
