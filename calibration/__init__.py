@@ -8,7 +8,7 @@
 True
 """
 
-from cubebot.calibration.classifier import Classification, ColourClassifier, classify
+from cubebot.calibration.classifier import Classification, ColourClassifier, ScanKind, classify
 from cubebot.calibration.errors import (
     CalibrationError,
     BrokenCubeError,
@@ -23,7 +23,7 @@ from cubebot.calibration.profile import ColourProfile, default_profile_path
 from cubebot.calibration.scheme import ColourScheme, load_scheme
 
 __all__ = [
-    "classify", "Classification", "ColourClassifier", "ColourProfile", "ColourScheme",
+    "classify", "Classification", "ColourClassifier", "ScanKind", "ColourProfile", "ColourScheme",
     "learn_profile", "load_scheme", "default_profile_path",
     "CalibrationError", "DoubtfulStickersError", "BrokenCubeError", "SampleError", "SchemeError", "ProfileError",
     "NotFittedError",

@@ -6,7 +6,10 @@
 * six class references in a perceptual space (CIE Lab with lightness weighted less than hue),
   seeded by scikit-learn's :class:`~sklearn.cluster.KMeans` from the centres (3x3), or from the
   profile / colour scheme (2x2), and then re-estimated from every sticker of the class;
-* a white balance / exposure per face (a face turned into shadow or a warmer lamp);
+* a white balance / exposure per face (a face turned into shadow or a warmer lamp), and on a
+  3x3 a shade gradient across each face (a lamp to one side);
+* on a 3x3 a covariance per class (``shape="full"``): white and yellow spread along lightness, red
+  and orange along the line between them (:mod:`cubebot.calibration.class_shape`);
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
@@ -21,7 +24,8 @@ import logging
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Union
+from enum import Enum
+from typing import Any, Optional, Union
 
 import numpy as np
 # scikit-learn and threadpoolctl ship no type information
@@ -32,12 +36,21 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
+    CALIBRATED_RULE,
+    SYNTHETIC_RULE,
+    GapRule,
     LooseReading,
     Reading,
     Verdict,
     judge,
     sticker_confidence,
     weigh,
+)
+from cubebot.calibration.class_shape import (
+    class_covariances,
+    face_shading,
+    log_volumes,
+    squared_distances,
 )
 from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
@@ -48,7 +61,7 @@ from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ColourClassifier", "Classification", "classify", "sticker_confidence",
+__all__ = ["ColourClassifier", "Classification", "ScanKind", "classify", "sticker_confidence",
            "ACCEPT_CONFIDENCE"]
 
 log = logging.getLogger(__name__)
@@ -62,6 +75,32 @@ _ASTRAY_SHARE = 8  # a known cube may show one sticker in this many looking like
 _OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
 _OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
 _SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
+
+
+class ScanKind(Enum):
+    """How a scan's colours were taken, which decides the colour model and its rule."""
+
+    #: a photo (or a sample) per face, face on: the camera, the guided scan, ``classify --rgb``
+    FACE_ON = "face-on"
+    #: frames that each show several faces at an angle, hidden stickers supplied by the
+    #: cube's rules (a rig's fixed cameras, two corner photos, looking again)
+    MULTI_VIEW = "multi-view"
+
+    def model_options(self) -> dict[str, Any]:
+        """Return the :class:`ColourClassifier` options (shape, shading, rule) of this kind.
+
+        The one home for why they differ. Face on, the covariance per colour, the shade across
+        each face and the rule calibrated on real and synthetic face-on scans
+        (``CALIBRATED_RULE``) read more and accepted no wrong cube in any sweep. In multi-view
+        scans the same model accepted a wrong cube (the corner-view ``glare`` sweep, seed 178,
+        gap 10.3 where it asked for 6.8): there the glare spots stay put, the stickers a rig
+        hides have no colour of their own, and that sweep was never part of its calibration.
+        Until a rule is calibrated on those scans as well, they keep the round scatter and
+        the rule that has read them with no wrong cube (``SYNTHETIC_RULE``).
+        """
+        if self is ScanKind.FACE_ON:
+            return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE}
+        return {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE}
 
 
 @dataclass(frozen=True)
@@ -146,11 +185,19 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     (per-face RGB gain), ``cast_`` (whole-scan RGB gain), ``scale_`` and ``n_iter_``.
     :meth:`predict` reads further samples by the nearest learnt reference and refuses to run
     before :meth:`fit`.
+
+    ``shape`` is "full" (a covariance per colour class) or "round" (one round scatter for all,
+    the model before issue 26); a 2x2 is always read round (four stickers per colour cannot pin
+    a shape: on the real 2x2 scans the full shape stopped in a worse reading).
+    ``shading`` fits a shade gradient across each 3x3 face (a 2x2 face has too few stickers);
+    ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
                  profile: ProfileLike = False, lightness_weight: float = 0.5,
-                 max_iter: int = 6, max_overruled: Optional[int] = None) -> None:
+                 max_iter: int = 6, max_overruled: Optional[int] = None,
+                 shape: str = "full", shading: bool = True,
+                 rule: GapRule = CALIBRATED_RULE) -> None:
         self.size = size
         self.order = order
         self.scheme = scheme
@@ -158,6 +205,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         self.lightness_weight = lightness_weight
         self.max_iter = max_iter
         self.max_overruled = max_overruled
+        self.shape = shape
+        self.shading = shading
+        self.rule = rule
 
     # -- the perceptual space -------------------------------------------------------------------
 
@@ -180,13 +230,17 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
 
         Raises:
             SampleError: malformed samples or spread.
-            CalibrationError: ``max_iter`` is not a whole number of at least 1.
+            CalibrationError: ``max_iter`` is not a whole number of at least 1, or ``shape``
+                is not "full" or "round".
             SchemeError, ProfileError: a bad scheme or profile.
             DoubtfulStickersError: no valid reading is good enough (names the stickers).
             ImpossibleCubeError: ``y`` is given and is not a real cube.
             SampleError: ``y`` is given and the samples show another cube (a scrambled cube
                 photographed as the solved one).
         """
+        if self.shape not in ("full", "round"):
+            raise CalibrationError(f"shape={self.shape!r}: say \"full\" (a covariance per colour) "
+                                   "or \"round\" (one round scatter)")
         if not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise CalibrationError(f"max_iter={self.max_iter!r}: the classifier needs at least "
                                    "one pass; give an integer of 1 or more (the default is 6)")
@@ -217,9 +271,17 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         features = self._features(balanced)
         scale = 10.0
         labels: Optional[np.ndarray] = None
+        covariances: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
-            distance = ((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1) / scale ** 2
-            cost = 0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
+            if covariances is None:
+                distance = (((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1)
+                            / scale ** 2)
+                volume = np.zeros(6)
+            else:
+                distance = squared_distances(features, refs, covariances)
+                volume = log_volumes(covariances, scale)
+            cost = (0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
+                    + volume[None, :])
             reading = self._read(cost)
             last = _Pass(features, distance, cost, gains, scale, 1.0, *reading)
             if labels is not None and np.array_equal(reading[0], labels):
@@ -227,8 +289,16 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             labels = reading[0]
             # the face gains first, then the references in the light those gains correct
             gains = self._face_gains(balanced, labels, faces_of)
-            features = self._features(balanced / gains[faces_of])
+            lit = balanced / gains[faces_of]
+            if self.shading and self.size == 3:
+                lit = lit / face_shading(lit, labels, self.size)[:, None]
+            features = self._features(lit)
             refs, scale = self._references(features, labels, scale, trust)
+            if self.shape == "full" and self.size == 3:
+                d2 = ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2
+                covariances = class_covariances(features, labels, refs,
+                                                trust / (1.0 + d2 / _DOF), scale,
+                                                floor=_SCALE_RANGE[0])
         self.n_iter_ = iteration
         self._finish(last, scheme, profile is not None)
         return self
@@ -461,7 +531,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                        labels=last.labels, class_of_face=last.class_of_face, total=last.total,
                        margin=last.margin, sticker_margin=last.sticker_margin,
                        loose=last.loose, scale=last.scale, spread=last.spread,
-                       max_overruled=self.max_overruled)
+                       max_overruled=self.max_overruled, rule=self.rule)
 
     def _colour_names(self, last: "_Pass", verdict: Verdict,
                       scheme: ColourScheme) -> dict[str, str]:
@@ -507,14 +577,15 @@ def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
 
 
 def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,
-             profile: Union[ProfileLike, None] = None,
-             scheme: SchemeLike = None) -> Classification:
+             profile: Union[ProfileLike, None] = None, scheme: SchemeLike = None,
+             kind: ScanKind = ScanKind.FACE_ON) -> Classification:
     """Return the scan read as a valid cube, with a confidence per sticker and the margin.
 
     ``samples``: (n, 3) colours in facelet order (n = 24 or 54), 0..255, channel ``order``
     "rgb" or "bgr". ``spread``: optional (n,) or (n, 3) sampler spread, lowering confidence.
     ``profile``: a :class:`ColourProfile`, a path, None (the user's default profile if one is
     saved) or False (none). ``scheme``: None (Western), "western", "japanese", or six colours.
+    ``kind``: how the colours were taken (:class:`ScanKind`), which picks the model and rule.
 
     Raises:
         SampleError: wrong count, shape, NaN or range (the message says which).
@@ -523,7 +594,8 @@ def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: obje
     """
     chosen = resolve_profile(profile, default=True)
     model = ColourClassifier(size, order=order, scheme=scheme,
-                             profile=chosen if chosen is not None else False)
+                             profile=chosen if chosen is not None else False,
+                             **kind.model_options())
     model.fit(samples, spread=spread)
     return Classification(model.facelets_, model.confidence_, model.margin_, model.overruled_)
 

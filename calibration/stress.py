@@ -71,7 +71,10 @@ class Lighting:
     ``sticker_variation``: std of each sticker's own log colour (print and plastic differ).
     ``washout``: share of over-exposure flare mixed into every sticker (0 none; near 0.5 white
     and yellow, red and orange crowd together). ``level``: the light's level (1 a lit room,
-    0.15 a kitchen at night: dark samples in which the noise weighs more).
+    0.15 a kitchen at night: dark samples in which the noise weighs more). ``balance_drift``:
+    std of each face's own log gain per channel (a camera that white-balances every picture
+    anew, as the robot cameras of the real scans do). ``shade``: std of each sticker's own log
+    brightness (stickers of one colour at different angles to the lamp, worn or dusty ones).
     """
 
     kelvin: Optional[float] = 5000.0
@@ -85,6 +88,8 @@ class Lighting:
     sticker_variation: float = 0.03
     washout: float = 0.0
     level: float = 1.0
+    balance_drift: float = 0.0
+    shade: float = 0.0
 
 
 #: Named sweeps, from a kind room to a hostile one.
@@ -100,6 +105,12 @@ CONDITIONS: dict[str, Lighting] = {
                            glare=2),
     "low light": Lighting(kelvin=3000, white_balance=0.5, exposure_jitter=0.25, noise=4.0,
                           level=0.15, shadow=0.4, shadowed_faces=2),
+    # what the real robot scans show beside the other sweeps: every face balanced anew by the
+    # camera, stickers of one colour in different shades, JPEG grain, a soft shadow
+    # (set so the old classifier reads as many of them as of the real 3x3 scans, about 2/3)
+    "real camera": Lighting(kelvin=None, white_balance=0.7, exposure_jitter=0.3, shadow=0.4,
+                            shadowed_faces=3, glare=1, noise=5.0, sticker_variation=0.05,
+                            balance_drift=0.1, shade=0.3, red_orange=0.3),
     "hostile": Lighting(kelvin=None, white_balance=0.0, exposure_jitter=0.5, shadow=0.6,
                         shadowed_faces=3, glare=5, noise=8.0, red_orange=0.6),
 }
@@ -140,6 +151,10 @@ def _render(facelets: str, lighting: Lighting, seed: Optional[int],
     light = np.tile(cast, (n, 1)) * np.exp(rng.normal(0, 0.1))
     faces_of = np.arange(n) // per_face
     light *= np.exp(rng.normal(0, lighting.exposure_jitter, 6))[faces_of, None]
+    if lighting.balance_drift:
+        light *= np.exp(rng.normal(0, lighting.balance_drift, (6, 3)))[faces_of]
+    if lighting.shade:
+        light *= np.exp(rng.normal(0, lighting.shade, n))[:, None]
     for face in rng.choice(6, size=lighting.shadowed_faces, replace=False):
         # a shadow edge crosses the face: the far rows/columns lose up to ``shadow`` of the light
         angle = rng.uniform(0, 2 * np.pi)

@@ -14,6 +14,10 @@ supplied by the cube's rules (the piece's other stickers): it is sampled as the 
 piece asks for but with no say of its own (an enormous spread), so the classifier's whole-piece
 reading decides it and its confidence says how sure the rules are. Both come back in
 ``CubeReading.hidden``.
+
+The colours are read as a multi-view scan (:attr:`cubebot.calibration.ScanKind.MULTI_VIEW`),
+with the model and confidence rule that kind has been checked with (``ScanKind.model_options``
+says why it differs from a face-on scan's).
 """
 
 from __future__ import annotations
@@ -213,7 +217,7 @@ def read_shots(shots: Sequence[Shot], size: int, *, profile: Any = None,
 
 def classify_views(scan: ViewScan, *, profile: Any = None, scheme: Any = None) -> CubeReading:
     """Return the reading of sampled shots (see :func:`read_shots`, which raises the same)."""
-    from cubebot.calibration import DoubtfulStickersError, classify
+    from cubebot.calibration import DoubtfulStickersError, ScanKind, classify
 
     size = scan.size
     hidden = scan.hidden
@@ -223,7 +227,8 @@ def classify_views(scan: ViewScan, *, profile: Any = None, scheme: Any = None) -
     for _ in range(2):
         rgb, spread = _supplied(scan, labels)
         try:
-            result = classify(rgb, size, spread=spread, profile=profile, scheme=scheme)
+            result = classify(rgb, size, spread=spread, profile=profile, scheme=scheme,
+                              kind=ScanKind.MULTI_VIEW)
         except DoubtfulStickersError as err:
             reading, doubt = err.reading, err
             if reading is not None and _relabel(labels, reading, hidden):

@@ -157,10 +157,20 @@ def test_calibrating_a_built_in_model_needs_an_output_and_a_bad_frame_is_explain
     assert "blank" in err and not (tmp_path / "m.json").exists()
 
 
-def test_the_glare_scan_a_covariance_model_read_wrong_is_right_or_refused_in_place() -> None:
-    # scan 178 of bench_corner_views' glare sweep: a colour model with a covariance per colour
-    # and a rule calibrated on face-on scans alone read a wrong cube here (gap 10.3, needed 6.8)
-    from cubebot.vision.multiview import classify_views, sample_shots, shots_from_views
+def test_the_glare_scan_the_face_on_model_reads_wrong_is_refused_in_place() -> None:
+    # scan 178 of bench_corner_views' glare sweep: the face-on model (a covariance per colour)
+    # reads a wrong cube here with gap 10.4, which its rule before the photo scans accepted
+    # (6.8 needed) and which is why multi-view scans keep their own model and rule
+    # (ScanKind.model_options); the face-on rule in force asks more of its overruled stickers
+    from cubebot.calibration import DoubtfulStickersError, ScanKind, classify
+    from cubebot.calibration.acceptance import GapRule
+    from cubebot.vision.multiview import (
+        _provisional_labels,
+        _supplied,
+        classify_views,
+        sample_shots,
+        shots_from_views,
+    )
 
     model = RigModel.load("six-motor")
     assert model.cameras is not None
@@ -170,8 +180,11 @@ def test_the_glare_scan_a_covariance_model_read_wrong_is_right_or_refused_in_pla
                            conditions=Conditions.named("glare"), lens=Lens(), couplings=True,
                            seed=178).read() for view in views]
     scan = sample_shots(shots_from_views(frames, views, 3), 3)
-    try:
-        reading = classify_views(scan, profile=False)
-    except VisionError:
-        return
-    assert reading.facelets == cube.facelets
+    rgb, spread = _supplied(scan, _provisional_labels(scan, None))
+    with pytest.raises(DoubtfulStickersError) as face_on:
+        classify(rgb, 3, spread=spread, profile=False, kind=ScanKind.FACE_ON)
+    assert face_on.value.reading is not None and face_on.value.reading != cube.facelets
+    assert ScanKind.FACE_ON.model_options()["rule"] != GapRule(gap={3: 6.8, 2: 14.0},
+                                                               power={3: 2.0, 2: 1.0})
+    with pytest.raises(VisionError):
+        classify_views(scan, profile=False)

@@ -1,0 +1,112 @@
+"""What the classifier models beyond one round cluster per colour: each class's own shape, and
+shade across a face.
+
+Real cameras do not scatter a colour evenly in every direction. White and yellow spread mostly
+along lightness (shade, exposure, a glare edge); red and orange along the line between them
+(the sensor's red channel saturating, a warm lamp); blue and green in the dark along chroma.
+A single round scatter for all six classes either asks every class for the worst class's
+spread (and the confidence rule then asks every scan for gaps it never needs) or misprices the
+stretched classes. :func:`class_covariances` estimates a covariance per class from its own
+stickers, shrunk towards the pooled within-class covariance of the scan (nine stickers, or four
+on a 2x2, cannot pin six numbers on their own), and :func:`squared_distances` measures every
+sticker against every class in that class's own units (Mahalanobis). :func:`face_shading`
+fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
+per-face exposure alone leaves as scatter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["class_covariances", "squared_distances", "log_volumes", "face_shading"]
+
+#: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
+SHRINK_COUNT = 6.0
+
+
+def _floor(matrix: np.ndarray, floor: float) -> np.ndarray:
+    """Return the symmetric ``matrix`` with every eigenvalue raised to at least ``floor``."""
+    values, vectors = np.linalg.eigh(0.5 * (matrix + matrix.T))
+    return np.asarray((vectors * np.maximum(values, floor)) @ vectors.T)
+
+
+def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray,
+                      weights: np.ndarray, scale: float, *, floor: float,
+                      shrink: float = SHRINK_COUNT) -> np.ndarray:
+    """Return a covariance (6, 3, 3) per class, in the same units as ``features``.
+
+    ``weights`` (n,) say how far each sticker counts (robust weights: glare spots count
+    less); ``scale`` is the scan's round scatter, the shape used where no class has any
+    stickers; ``floor`` the smallest scatter (a standard deviation) allowed along any direction,
+    so a class of near-identical samples cannot claim to be sharper than the camera can see.
+    Each class's own scatter is shrunk towards the pooled within-class covariance by ``shrink``
+    pseudo-stickers.
+    """
+    dims = features.shape[1]
+    residual = features - refs[labels]
+    outer = residual[:, :, None] * residual[:, None, :] * weights[:, None, None]
+    total_weight = float(weights.sum())
+    if total_weight > 0:
+        pooled = outer.sum(axis=0) / total_weight
+    else:
+        pooled = np.eye(dims) * scale ** 2
+    pooled = _floor(pooled, floor ** 2)
+    covariances = np.empty((6, dims, dims))
+    for c in range(6):
+        mine = labels == c
+        own = outer[mine].sum(axis=0)
+        count = float(weights[mine].sum())
+        covariances[c] = _floor((shrink * pooled + own) / (shrink + count), floor ** 2)
+    return covariances
+
+
+def squared_distances(features: np.ndarray, refs: np.ndarray,
+                      covariances: np.ndarray) -> np.ndarray:
+    """Return (n, 6): each sample's squared Mahalanobis distance to each class."""
+    precision = np.linalg.inv(covariances)
+    delta = features[:, None, :] - refs[None, :, :]
+    return np.asarray(np.einsum("nci,cij,ncj->nc", delta, precision, delta))
+
+
+def log_volumes(covariances: np.ndarray, scale: float) -> np.ndarray:
+    """Return (6,) half the log-determinant of each covariance relative to a round ``scale``."""
+    sign, logdet = np.linalg.slogdet(covariances)
+    return np.asarray(0.5 * (logdet - covariances.shape[1] * np.log(scale ** 2)))
+
+
+_SHADE_SLOPE = 0.25  # prior std of a face's log-light change per sticker step (a soft shadow)
+_SHADE_NOISE = 0.05  # std of one sticker's log brightness about the face's plane
+_SHADE_OUTLIER = 0.15  # log residual past which a sticker (glare, a misread) counts less
+
+
+def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
+    """Return a light factor per sticker (n,): a shade gradient across each face (geometric
+    mean 1 per face).
+
+    A lamp to one side or a shadow edge lights one side of a face more than the other. Per
+    face, the log of each sticker's brightness against its class's middle colour is fitted by
+    a plane over the sticker's row and column (robustly, so a glare spot or a misread sticker
+    does not tilt it, and shrunk towards flat); the plane has mean 0 over the face, so the
+    face's exposure stays with the face gains.
+    """
+    per_face = size * size
+    targets = np.array([np.median(lit[labels == c], axis=0) if (labels == c).any()
+                        else np.ones(3) for c in range(6)])
+    wanted = targets[labels]
+    ratio = (lit * wanted).sum(axis=1) / np.maximum((wanted * wanted).sum(axis=1), 1e-9)
+    log_ratio = np.log(np.clip(ratio, 1e-3, 1e3))
+    rows, cols = np.divmod(np.arange(per_face), size)
+    design = np.stack([np.ones(per_face), rows - rows.mean(), cols - cols.mean()], axis=1)
+    ridge = np.diag([0.0, 1.0, 1.0]) * (_SHADE_NOISE / _SHADE_SLOPE) ** 2
+    factor = np.ones(len(lit))
+    for face in range(6):
+        part = slice(face * per_face, (face + 1) * per_face)
+        y = log_ratio[part]
+        weights = np.ones(per_face)
+        for _ in range(3):
+            a = design.T @ (weights[:, None] * design) + ridge
+            beta = np.linalg.solve(a, design.T @ (weights * y))
+            residual = y - design @ beta
+            weights = 1.0 / (1.0 + (residual / _SHADE_OUTLIER) ** 2)
+        factor[part] = np.exp(design[:, 1:] @ beta[1:])
+    return factor
