@@ -201,6 +201,46 @@ def _ratio_interval(mine: list[float], base: list[float], rng: random.Random,
     return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
 
 
+class _Tally:
+    """Each kind of solution's planned six-motor rig time and length, cube by cube."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.six = RigModel.load("six-motor")
+        self.times: dict[str, list[float]] = {name: [] for name in names}
+        self.lengths: dict[str, list[int]] = {name: [] for name in names}
+
+    def add(self, cube: Cube, found: dict[str, tuple[Move, ...]], done: int, cubes: int) -> None:
+        """Record one cube's solutions (each checked to solve it) and show the count."""
+        for name in self.names:
+            moves = found[name]
+            if not cube.apply(moves).is_solved:
+                raise SystemExit(f"{name} solution {moves} does not solve {cube.facelets}")
+            self.times[name].append(plan(moves, self.six).seconds)
+            self.lengths[name].append(len(moves))
+        print(f"\r  solved {done}/{cubes}", end="", file=sys.stderr, flush=True)
+
+    def rows(self, share_faster: bool) -> list[tuple[str, ...]]:
+        """Return per kind: mean length, mean rig time, its ratio to kociemba's with the 95 %
+        interval, and (``share_faster``) the share of cubes faster than kociemba."""
+        print(file=sys.stderr)
+        kociemba_times = self.times["kociemba"]
+        base = statistics.mean(kociemba_times)
+        spread = random.Random(11)
+        rows = []
+        for name in self.names:
+            mine = self.times[name]
+            mean = statistics.mean(mine)
+            low, high = _ratio_interval(mine, kociemba_times, spread)
+            row = (name, f"{statistics.mean(self.lengths[name]):.2f}", f"{mean:.3f} s",
+                   f"{mean / base:.3f}x", f"{low:.3f}-{high:.3f}")
+            if share_faster:
+                faster = sum(t < k for t, k in zip(mine, kociemba_times))
+                row += (f"{100 * faster / len(mine):.0f} %",)
+            rows.append(row)
+        return rows
+
+
 def solver_rows(cubes: int, budget: float) -> list[tuple[str, ...]]:
     """Return rows comparing the planned six-motor rig time of four kinds of solutions.
 
@@ -214,13 +254,11 @@ def solver_rows(cubes: int, budget: float) -> list[tuple[str, ...]]:
     from cubebot.solver import solve
     from cubebot.solver.cube3 import strategy
 
-    six = RigModel.load("six-motor")
-    cost = functools.partial(rig_time, model=six)
+    tally = _Tally(SOLVERS)
+    cost = functools.partial(rig_time, model=tally.six)
     solve(Cube.random(3, seed=0))  # builds or loads the tables outside the measured budget
     solve(Cube.random(3, seed=1))  # the compiled search, when installed, runs from now on
     side_by_side = strategy.COST_THREADS
-    times: dict[str, list[float]] = {name: [] for name in SOLVERS}
-    lengths: dict[str, list[int]] = {name: [] for name in SOLVERS}
     rng = random.Random(7)
     for i in range(cubes):
         cube = Cube.random(3, seed=rng.randrange(1 << 30))
@@ -233,24 +271,8 @@ def solver_rows(cubes: int, budget: float) -> list[tuple[str, ...]]:
         strategy.COST_THREADS = side_by_side
         found["shortest"] = solve(cube, timeout=budget).moves
         found["kociemba"] = parse_moves(kociemba.solve(cube.facelets))
-        for name in SOLVERS:
-            moves = found[name]
-            if not cube.apply(moves).is_solved:
-                raise SystemExit(f"{name} solution {moves} does not solve {cube.facelets}")
-            times[name].append(plan(moves, six).seconds)
-            lengths[name].append(len(moves))
-        print(f"\r  solved {i + 1}/{cubes}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    base = statistics.mean(times["kociemba"])
-    spread = random.Random(11)
-    rows = []
-    for name in SOLVERS:
-        mean = statistics.mean(times[name])
-        low, high = _ratio_interval(times[name], times["kociemba"], spread)
-        faster = sum(t < k for t, k in zip(times[name], times["kociemba"]))
-        rows.append((name, f"{statistics.mean(lengths[name]):.2f}", f"{mean:.3f} s",
-                     f"{mean / base:.3f}x", f"{low:.3f}-{high:.3f}", f"{100 * faster / cubes:.0f} %"))
-    return rows
+        tally.add(cube, found, i + 1, cubes)
+    return tally.rows(share_faster=True)
 
 
 def work_rows(cubes: int, work: int) -> list[tuple[str, ...]]:
@@ -265,34 +287,17 @@ def work_rows(cubes: int, work: int) -> list[tuple[str, ...]]:
 
     from cubebot.solver.cube3.strategy import cost_candidates
 
-    six = RigModel.load("six-motor")
     names = ("1 search", "2 searches side by side", "kociemba")
-    times: dict[str, list[float]] = {name: [] for name in names}
-    lengths: dict[str, list[int]] = {name: [] for name in names}
+    tally = _Tally(names)
     rng = random.Random(7)
     for i in range(cubes):
         cube = Cube.random(3, seed=rng.randrange(1 << 30))
         found = {name: min(cost_candidates(cube, work, searches),
-                           key=lambda m: (rig_time(m, six), len(m)))
+                           key=lambda m: (rig_time(m, tally.six), len(m)))
                  for name, searches in zip(names, (1, 2))}
         found["kociemba"] = parse_moves(kociemba.solve(cube.facelets))
-        for name in names:
-            moves = found[name]
-            if not cube.apply(moves).is_solved:
-                raise SystemExit(f"{name} solution {moves} does not solve {cube.facelets}")
-            times[name].append(plan(moves, six).seconds)
-            lengths[name].append(len(moves))
-        print(f"\r  solved {i + 1}/{cubes}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    base = statistics.mean(times["kociemba"])
-    spread = random.Random(11)
-    rows = []
-    for name in names:
-        mean = statistics.mean(times[name])
-        low, high = _ratio_interval(times[name], times["kociemba"], spread)
-        rows.append((name, f"{statistics.mean(lengths[name]):.2f}", f"{mean:.3f} s",
-                     f"{mean / base:.3f}x", f"{low:.3f}-{high:.3f}"))
-    return rows
+        tally.add(cube, found, i + 1, cubes)
+    return tally.rows(share_faster=False)
 
 
 def solver_setting() -> str:
