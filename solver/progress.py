@@ -13,7 +13,35 @@ __all__ = ["Progress", "SearchProgress"]
 log = logging.getLogger(__name__)
 
 
-class Progress:
+class _StatusLine:
+    """A line redrawn in place on a terminal, at most ten times a second; nothing elsewhere."""
+
+    def __init__(self, stream: Optional[TextIO]) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._start = time.perf_counter()
+        self._last_draw = 0.0
+
+    def _due(self, force: bool = False) -> bool:
+        """Return whether to redraw now (on a terminal, forced or 0.1 s after the last)."""
+        if not self._tty:
+            return False
+        now = time.perf_counter()
+        if not force and now - self._last_draw < 0.1:
+            return False
+        self._last_draw = now
+        return True
+
+    def _write(self, text: str) -> None:
+        self._stream.write(f"\r{text}")
+        self._stream.flush()
+
+    def _end_line(self) -> None:
+        self._stream.write("\n")
+        self._stream.flush()
+
+
+class Progress(_StatusLine):
     """Report progress of a task with ``total`` steps.
 
     On a terminal (the stream is a TTY) a bar is redrawn in place; elsewhere only the start and
@@ -21,13 +49,10 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int, stream: Optional[TextIO] = None) -> None:
+        super().__init__(stream)
         self.label = label
         self.total = max(int(total), 1)
         self.done = 0
-        self._stream = stream if stream is not None else sys.stderr
-        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
-        self._start = time.perf_counter()
-        self._last_draw = 0.0
 
     def __enter__(self) -> "Progress":
         log.info("%s: started", self.label)
@@ -40,19 +65,13 @@ class Progress:
         self._draw()
 
     def _draw(self, force: bool = False) -> None:
-        if not self._tty:
+        if not self._due(force or self.done >= self.total):
             return
-        now = time.perf_counter()
-        if not force and now - self._last_draw < 0.1 and self.done < self.total:
-            return
-        self._last_draw = now
         width = 30
         filled = int(width * self.done / self.total)
         bar = "#" * filled + "-" * (width - filled)
-        self._stream.write(
-            f"\r{self.label} [{bar}] {100 * self.done // self.total:3d}% {now - self._start:5.1f}s"
-        )
-        self._stream.flush()
+        self._write(f"{self.label} [{bar}] {100 * self.done // self.total:3d}% "
+                    f"{self._last_draw - self._start:5.1f}s")
 
     def __exit__(
         self,
@@ -64,13 +83,12 @@ class Progress:
             self.done = self.total
             self._draw(force=True)
         if self._tty:
-            self._stream.write("\n")
-            self._stream.flush()
+            self._end_line()
         log.info("%s: %s in %.2fs", self.label, "done" if exc_type is None else "failed",
                  time.perf_counter() - self._start)
 
 
-class SearchProgress:
+class SearchProgress(_StatusLine):
     """Report a long search: the depth it has reached, nodes searched and nodes per second.
 
     On a terminal a status line is redrawn in place (at most ten times a second); elsewhere
@@ -78,13 +96,10 @@ class SearchProgress:
     """
 
     def __init__(self, label: str, stream: Optional[TextIO] = None) -> None:
+        super().__init__(stream)
         self.label = label
         self.depth = 0
         self.nodes = 0
-        self._stream = stream if stream is not None else sys.stderr
-        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
-        self._start = time.perf_counter()
-        self._last_draw = 0.0
 
     @property
     def seconds(self) -> float:
@@ -106,15 +121,9 @@ class SearchProgress:
             log.info("%s: depth %d done, %d nodes, %.3g nodes/s, %.2f s", self.label,
                      self.depth, nodes, self.rate(), self.seconds)
         self.depth, self.nodes = depth, nodes
-        if not self._tty:
-            return
-        now = time.perf_counter()
-        if now - self._last_draw < 0.1:
-            return
-        self._last_draw = now
-        self._stream.write(f"\r{self.label}: depth {depth}, {nodes / 1e6:.1f}M nodes, "
-                           f"{self.rate() / 1e6:.1f}M nodes/s, {self.seconds:.1f}s ")
-        self._stream.flush()
+        if self._due():
+            self._write(f"{self.label}: depth {depth}, {nodes / 1e6:.1f}M nodes, "
+                        f"{self.rate() / 1e6:.1f}M nodes/s, {self.seconds:.1f}s ")
 
     def __exit__(
         self,
@@ -123,5 +132,4 @@ class SearchProgress:
         tb: Optional[TracebackType],
     ) -> None:
         if self._tty and self._last_draw:
-            self._stream.write("\n")
-            self._stream.flush()
+            self._end_line()
