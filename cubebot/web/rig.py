@@ -131,21 +131,20 @@ class RigDriver:
     def _progressed(self, progress: StreamProgress) -> None:
         """Take the rig's counts from a stream's progress and publish them."""
         with self._version_lock:
-            if self._plan is not None:  # the rig counts actions
-                self._actions_made(progress.moves_done)
-            else:
-                self.moves_done = min(self._done_before + progress.moves_done, len(self._moves))
+            self._made(progress.moves_done)
             if self.state != "stopping":
                 self.state = progress.state.value
             self._version += 1
             snapshot = self.snapshot()
         self._publish(snapshot)
 
-    def _actions_made(self, done: int) -> None:
-        """Set the actions done of the action job, and the moves they made."""
-        assert self._plan is not None
-        self.actions_done = max(0, min(done, len(self._plan.actions)))
-        made = self._plan.turns_after[self.actions_done - 1] if self.actions_done else 0
+    def _made(self, done: int) -> None:
+        """Set the run's progress from the job's completion count ``done``: moves, or an
+        action rig's actions (and the moves they made)."""
+        made = done
+        if self._plan is not None:
+            self.actions_done = max(0, min(done, len(self._plan.actions)))
+            made = self._plan.turns_after[self.actions_done - 1] if self.actions_done else 0
         self.moves_done = min(self._done_before + made, len(self._moves))
 
     # -- connection -------------------------------------------------------------------------
@@ -356,13 +355,8 @@ class RigDriver:
         try:
             job()
         except RigStoppedError as err:
-            if self._plan is not None:
-                if err.done >= 0:
-                    self._actions_made(err.done)
-            else:
-                done = self._done_before + max(err.done, 0) if err.done >= 0 \
-                    else self.moves_done
-                self.moves_done = min(done, len(self._moves))
+            if err.done >= 0:  # -1: the rig did not say
+                self._made(err.done)
             self._set(RigState.STOPPED.value,
                       f"stopped after {self.moves_done} of {len(self._moves)} moves; "
                       "resume continues")
@@ -378,7 +372,7 @@ class RigDriver:
         """Set the run's moves done from the rig's job (its own completion counter)."""
         if self._plan is not None:
             if status.total == len(self._plan.actions):
-                self._actions_made(status.done)
+                self._made(status.done)
             return
         if status.total == len(self._moves) - self._done_before:
             done = self._done_before + status.done
