@@ -809,7 +809,7 @@ class Rig:
     def _from_elsewhere(self, request: str) -> dict[str, Any]:
         """Return the answer to another program's request (see :mod:`cubebot.robot.ports`):
         ``status`` (what this program does with the rig), ``stop``, ``estop``, ``clear``."""
-        unit = "actions" if self.info is not None and self.info.is_action_rig else "moves"
+        unit = self.info.job_unit if self.info is not None else "moves"
         if request == "estop":
             self.estop()
             return {"done": "estop", "job": self._job_after_estop().as_dict(), "unit": unit}

@@ -64,6 +64,11 @@ class RigInfo:
         """Return True for a rig that turns the cube over (it takes ACT frames, not MOVE)."""
         return bool(self.kind)
 
+    @property
+    def job_unit(self) -> str:
+        """Return what this rig's jobs count: ``"actions"`` on an action rig, else ``"moves"``."""
+        return "actions" if self.is_action_rig else "moves"
+
     @classmethod
     def from_frames(cls, hello: Frame, rig: Frame, limits: Frame,
                     reset_on_open: bool = False) -> "RigInfo":

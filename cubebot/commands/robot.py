@@ -241,7 +241,7 @@ def _stop(args: argparse.Namespace) -> int:
             status, estopped = stop_rig_after_estop(rig), True
         else:
             status, estopped = stop_rig(rig)
-        unit = "actions" if rig.info is not None and rig.info.is_action_rig else "moves"
+        unit = rig.info.job_unit if rig.info is not None else "moves"
     print(stopped_message(status, estopped, "cubebot stream MOVES --port "
                           f"{shlex.quote(args.port)} --resume (the same moves)", unit))
     return 0
