@@ -192,7 +192,7 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scans", type=int, default=40, help="synthetic scans per conditions")
+    parser.add_argument("--scans", type=int, default=40, help="synthetic scans per conditions (0 skips them)")
     parser.add_argument("--first-seed", type=int, default=5000,
                         help="first synthetic seed (one in four, those divisible by 4, a 2x2)")
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
@@ -207,7 +207,8 @@ def main() -> None:
     args = parser.parse_args()
     folder = _data_folder(args.data)
     rows = (bench_real(folder)
-            + bench_synthetic(args.scans, args.first_seed, tuple(args.conditions.split(",")))
+            + (bench_synthetic(args.scans, args.first_seed, tuple(args.conditions.split(",")))
+               if args.scans else [])
             + (bench_speed(args.frames, folder) if args.frames else []))
     print_table(rows)
     if args.corner_scans:
