@@ -27,7 +27,7 @@ import numpy as np
 from cubebot.calibration.errors import BrokenCubeError, DoubtfulStickersError, OptionError
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import FaceletError, FlippedEdgeError, ParityError, TwistedCornerError
-from cubebot.solver.geometry import corner_facelets, edge_facelets
+from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
@@ -231,6 +231,8 @@ def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
             f"the colours do not form six groups (scatter {reading.scale:.1f} Lab units; a scan "
             f"is usually under {_SCATTER_LIMIT:.0f})",
             action=_reshoot(worst, reading.size))
+    if reading.size == 3:
+        _check_centres(reading, overruled)
     limit = (reading.max_overruled if reading.max_overruled is not None
              else reading.rule.overrule_limit(reading.size))
     if len(overruled) > limit:
@@ -239,6 +241,32 @@ def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
             f"{len(overruled)} stickers look clearly like a colour that no real cube allows "
             f"there (at most {limit} can be repaired)",
             action=_reshoot(overruled, reading.size))
+
+
+def _check_centres(reading: Reading, overruled: np.ndarray) -> None:
+    """Raise DoubtfulStickersError when a 3x3's centres leave which colour is which face open.
+
+    The pieces fix the colours' places only up to a turn of the whole cube: the centres say
+    which colour belongs to which face. Two centres of neighbouring faces, each clearly its
+    own colour, pin that; with fewer (glare on the middle of every face, as under a lamp fixed
+    beside one camera that sees every face in turn), the same stickers read as the cube turned
+    whole fit as well as the reading found, whatever its gap.
+
+    Raises:
+        DoubtfulStickersError: naming the centres the rules overruled.
+    """
+    centres = list(centre_facelets())
+    trusted = [face for face, sticker in enumerate(centres) if sticker not in set(overruled)]
+    if any((b - a) % 3 for a in trusted for b in trusted):
+        return  # two neighbouring faces (opposite faces are 3 apart in URFDLB)
+    doubtful = np.array([s for s in centres if s in set(overruled)], dtype=np.intp)
+    faces = " ".join(FACE_LETTERS[int(i) // 9] for i in doubtful)
+    raise DoubtfulStickersError(
+        doubtful, reading.size,
+        f"the centres of faces {faces} look like another colour, so which colour belongs to "
+        "which face cannot be told",
+        action=("move the lamp or the camera so that no glare or shadow falls on the middle "
+                f"of the faces, then scan again ({_reshoot(doubtful, reading.size)})"))
 
 
 def _broken_gap(reading: Reading, required: float) -> np.ndarray:

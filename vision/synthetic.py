@@ -39,6 +39,7 @@ STICKER_PAINT = {
 }
 _PLASTIC = (22, 22, 24)
 _TEXTURE_PX = 64  # texture pixels per sticker before warping
+_STEADY = 1_000_003  # the shot number a steady light is drawn with (no real shot has it)
 
 
 @dataclass(frozen=True)
@@ -196,13 +197,17 @@ class SyntheticCamera(CameraBase):
 
     ``facelets`` is the cube state (24 or 54 face letters); ``conditions`` sets the light and
     pose; ``seed`` makes every picture repeatable. Each call gives a new shot (slightly
-    different pose and noise), as a retake would. Raises :class:`ValueError` for a bad state.
+    different pose and noise), as a retake would. ``steady_light`` keeps the light on each face
+    (its shading and glare spot) the same from shot to shot, as a lamp fixed beside a rig's
+    camera does: a sticker only leaves a glare spot by being shown at another place. Raises
+    :class:`ValueError` for a bad state.
     """
 
     def __init__(self, facelets: str | Cube, *, seed: int = 0,
-                 conditions: Conditions | None = None) -> None:
+                 conditions: Conditions | None = None, steady_light: bool = False) -> None:
         self._seed = int(seed)
         self.conditions = conditions or Conditions()
+        self.steady_light = steady_light
         self._shots: dict[str, int] = {}
         #: Pixel corners of the face in the last picture (top-left first, clockwise): the truth
         #: a detector's grid can be checked against.
@@ -286,7 +291,8 @@ class SyntheticCamera(CameraBase):
                 tex = face_texture(side_letters, n) * 0.6  # sides catch less light
             else:
                 tex = face_texture(letters, n, rng)
-                tex = self._light_face(tex, rng)
+                tex = self._light_face(tex, np.random.default_rng([self._seed, f_index, _STEADY])
+                                       if self.steady_light else rng)
             quad = project(corners3d)
             if name == "front":
                 self.last_corners = quad
