@@ -44,8 +44,10 @@ class ScanRecord:
     ``pictures`` (one per face) is None when the cube did not come from face pictures (a net
     edited by hand, the rig's cameras); ``frames`` counts the frames read and ``cameras`` the
     cameras that took them; ``views`` holds the rig cameras' last frames by camera name,
-    ``hidden`` the stickers no camera saw (supplied by the mounting and the cube's rules) and
-    ``turns`` the moves the rig made to look again (the cube read is the one after them).
+    ``hidden`` the stickers no camera saw (supplied by the mounting and the cube's rules),
+    ``turns`` the moves the rig made to look again (the cube read is the one after them) and
+    ``looked_again`` how many times a rig that shows the cube to its camera looked again at
+    stickers in doubt (the cube read is the one it held when the scan began).
     """
 
     classification: Classification
@@ -56,6 +58,12 @@ class ScanRecord:
     views: dict[str, np.ndarray] = field(default_factory=dict)
     hidden: tuple[int, ...] = ()
     turns: tuple[Move, ...] = ()
+    looked_again: int = 0
+
+    @property
+    def extra_looks(self) -> int:
+        """Return how many times the rig looked again (after a turn, or at new places)."""
+        return len(self.turns) + self.looked_again
 
     @property
     def facelets(self) -> str:
@@ -69,8 +77,8 @@ class ScanRecord:
         size = size_of_facelets(len(self.facelets))
         return {"facelets": self.facelets, "source": self.source.value,
                 "presented_by": self.source.presented_by, "frames": self.frames,
-                "cameras": self.cameras, "looks": 1 + len(self.turns),
-                "extra_looks": len(self.turns), "turns": format_moves(self.turns),
+                "cameras": self.cameras, "looks": 1 + self.extra_looks,
+                "extra_looks": self.extra_looks, "turns": format_moves(self.turns),
                 "hidden": [sticker_name(i, size) for i in self.hidden],
                 "lowest_confidence": round(float(min(confidence)), 4) if len(confidence) else None,
                 "margin": round(float(self.classification.margin), 4),

@@ -110,7 +110,7 @@ def _scan(ctx: RunContext) -> str:
                                 profile=options.profile)
         record = presented.record
         report.rig_cube = presented.cube_after
-        report.rig_orientation = presented.plan.orientation.faces
+        report.rig_orientation = presented.orientation.faces
     elif ctx.rig_cameras is not None:
         record = _scan_in_place(ctx, ctx.rig_cameras)
     else:
@@ -124,6 +124,8 @@ def _scan(ctx: RunContext) -> str:
                            f"read {record.facelets}, truth {truth}")
     reading = record.classification
     looks = f", looked again after {format_moves(record.turns)}" if record.turns else ""
+    if record.looked_again:
+        looks = f", looked again {record.looked_again} time(s) at stickers in doubt"
     return (f"{record.facelets} (lowest confidence {min(reading.confidence):.2f}, "
             f"margin {reading.margin:.1f}, {record.frames} frame(s) from "
             f"{record.cameras} camera(s){looks})")

@@ -21,6 +21,7 @@ import itertools
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable, Sequence
 
 from cubebot.robot.actions.action import Action
 from cubebot.robot.actions.definition import ActionModel
@@ -30,7 +31,7 @@ from cubebot.robot.errors import RigModelError
 from cubebot.solver.geometry import check_size, move_permutation
 from cubebot.solver.notation import FACE_LETTERS, Move
 
-__all__ = ["ScanLook", "ScanPlan", "plan_scan", "homing_actions"]
+__all__ = ["ScanLook", "ScanPlan", "plan_scan", "plan_look_again", "homing_actions"]
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ class ScanLook:
 class ScanPlan:
     """The looks of a scan, the actions that bring the rig home after them, the robot time
     (actions and frames, by the model), the stickers no look shows, the layer turns made (in
-    the cube's frame), and the orientation the cube is left in."""
+    the cube's frame), the orientation the cube is left in, and the cube sticker then at each
+    rig position (``where``, facelet order)."""
 
     looks: tuple[ScanLook, ...]
     finish: tuple[Action, ...]
@@ -59,6 +61,7 @@ class ScanPlan:
     hidden: tuple[int, ...]
     moves: tuple[Move, ...]
     orientation: Orientation
+    where: tuple[int, ...] = ()
 
     @property
     def actions(self) -> list[str]:
@@ -99,9 +102,11 @@ def _seen(model: ActionModel, node: _Node, size: int) -> tuple[int, ...]:
     return node.where[first:first + size * size]
 
 
-def _next_look(model: ActionModel, start: _Node, seen: set[int], size: int,
-               wanted: set[int]) -> tuple[float, list[tuple[Action, Outcome]], _Node] | None:
-    """Return the cost, actions and node of the look with the most new stickers per second."""
+def _next_look(model: ActionModel, start: _Node, size: int,
+               gain: Callable[[tuple[int, ...]], int]
+               ) -> tuple[float, list[tuple[Action, Outcome]], _Node] | None:
+    """Return the cost, actions and node of the look whose ``gain`` (of the stickers the
+    camera would see, in picture order) per second is highest; None when no look gains."""
     tick = itertools.count()
     heap: list[tuple[float, int, _Node, list[tuple[Action, Outcome]]]] = [(0.0, 0, start, [])]
     visited: set[tuple[Setting, tuple[int, ...]]] = set()
@@ -115,7 +120,7 @@ def _next_look(model: ActionModel, start: _Node, seen: set[int], size: int,
         if best is not None and (size * size) / (cost + model.camera.seconds) <= best[0]:
             break  # even a look of all new stickers from here shows fewer per second
         if path and _can_see(model, node.setting):
-            new = len(wanted.intersection(_seen(model, node, size)) - seen)
+            new = gain(_seen(model, node, size))
             if new:
                 spent = cost + model.camera.seconds
                 if best is None or new / spent > best[0]:
@@ -197,7 +202,8 @@ def _plan_scan(model: ActionModel, size: int) -> ScanPlan:
         seen.update(looks[-1].stickers)
         seconds += model.camera.seconds
     while seen != wanted:
-        found = _next_look(model, node, seen, size, wanted)
+        found = _next_look(model, node, size,
+                           lambda shown: len(wanted.intersection(shown) - seen))
         if found is None:
             break
         cost, path, node = found
@@ -209,4 +215,62 @@ def _plan_scan(model: ActionModel, size: int) -> ScanPlan:
     log.info("%s: scan in %d looks, %.2f s, %d hidden", model.source, len(looks),
              seconds + cost, len(hidden))
     return ScanPlan(tuple(looks), tuple(finish), round(seconds + cost, 6), hidden, node.moves,
-                    node.orientation)
+                    node.orientation, node.where)
+
+
+def plan_look_again(model: object, before: Sequence[ScanPlan], stickers: Sequence[int],
+                    size: int = 3, *, new_place: bool = True) -> ScanPlan:
+    """Return looks that show each of ``stickers`` at a picture position it was not seen at
+    (with ``new_place`` False: in a new picture, anywhere; for a look that found no grid).
+
+    A lamp fixed beside the camera puts its glare spot and shadow at the same place of every
+    picture, so a sticker read in doubt there is read anew only at another place. ``before``
+    are the plans the rig has followed since the scan began (the scan's own first, each
+    ending with the mechanism home); the new looks start where the last left the cube and end
+    with the mechanism home again. Their ``moves`` are the layer turns they add (cube frame,
+    after the earlier plans'), ``hidden`` the stickers asked for that no look could show at a
+    new place (a centre stays in the middle of every picture). Stickers are facelet indices
+    of the cube as it was scanned.
+
+    Raises:
+        RigModelError: ``model`` is not an action rig, ``before`` is empty, or the rig cannot
+            return home.
+        ValueError: a size other than 2 or 3.
+    """
+    check_size(size)
+    actions = getattr(model, "actions", model)
+    if not isinstance(actions, ActionModel) or not before:
+        raise RigModelError("looking again needs an action rig's model and the scan plan it "
+                            "followed")
+    shown_at: dict[int, set[int]] = {}
+    for plan in before:
+        for look in plan.looks:
+            for place, sticker in enumerate(look.stickers):
+                shown_at.setdefault(sticker, set()).add(place)
+    last = before[-1]
+    node = _Node(start_setting(actions), last.where, last.orientation, ())
+    wanted = {int(i) for i in stickers}
+    found_again: set[int] = set()
+
+    def gain(shown: tuple[int, ...]) -> int:
+        return sum(1 for place, sticker in enumerate(shown) if sticker in wanted
+                   and sticker not in found_again
+                   and not (new_place and place in shown_at.get(sticker, ())))
+
+    looks: list[ScanLook] = []
+    seconds = 0.0
+    while found_again != wanted:
+        found = _next_look(actions, node, size, gain)
+        if found is None:
+            break
+        cost, path, node = found
+        shown = _seen(actions, node, size)
+        found_again.update(s for p, s in enumerate(shown)
+                           if s in wanted and not (new_place and p in shown_at.get(s, ())))
+        looks.append(ScanLook(tuple(a for a, _ in path), shown))
+        seconds += cost + actions.camera.seconds
+    cost, finish, node = _home(actions, node, size)
+    log.info("%s: looking again in %d looks, %.2f s; %d of %d stickers shown at a new place",
+             actions.source, len(looks), seconds + cost, len(found_again), len(wanted))
+    return ScanPlan(tuple(looks), tuple(finish), round(seconds + cost, 6),
+                    tuple(sorted(wanted - found_again)), node.moves, node.orientation, node.where)
