@@ -197,17 +197,18 @@ class SyntheticCamera(CameraBase):
 
     ``facelets`` is the cube state (24 or 54 face letters); ``conditions`` sets the light and
     pose; ``seed`` makes every picture repeatable. Each call gives a new shot (slightly
-    different pose and noise), as a retake would. ``steady_light`` keeps the light on each face
-    (its shading and glare spot) the same from shot to shot, as a lamp fixed beside a rig's
-    camera does: a sticker only leaves a glare spot by being shown at another place. Raises
-    :class:`ValueError` for a bad state.
+    different pose and noise), as a retake would. ``lamp`` (a seed) fixes a lamp beside the
+    camera: the light on each face (its shading and glare spot) is drawn from it and stays the
+    same from shot to shot, as a lamp fixed beside a rig's camera does, so a sticker only
+    leaves a glare spot by being shown at another place. Raises :class:`ValueError` for a bad
+    state.
     """
 
     def __init__(self, facelets: str | Cube, *, seed: int = 0,
-                 conditions: Conditions | None = None, steady_light: bool = False) -> None:
+                 conditions: Conditions | None = None, lamp: int | None = None) -> None:
         self._seed = int(seed)
         self.conditions = conditions or Conditions()
-        self.steady_light = steady_light
+        self.lamp = lamp
         self._shots: dict[str, int] = {}
         #: Pixel corners of the face in the last picture (top-left first, clockwise): the truth
         #: a detector's grid can be checked against.
@@ -291,8 +292,8 @@ class SyntheticCamera(CameraBase):
                 tex = face_texture(side_letters, n) * 0.6  # sides catch less light
             else:
                 tex = face_texture(letters, n, rng)
-                tex = self._light_face(tex, np.random.default_rng([self._seed, f_index, _STEADY])
-                                       if self.steady_light else rng)
+                tex = self._light_face(tex, rng if self.lamp is None else
+                                       np.random.default_rng([self.lamp, f_index, _STEADY]))
             quad = project(corners3d)
             if name == "front":
                 self.last_corners = quad
