@@ -266,7 +266,7 @@ def _check_centres(reading: Reading, overruled: np.ndarray) -> None:
         f"the centres of faces {faces} look like another colour, so which colour belongs to "
         "which face cannot be told",
         action=("move the lamp or the camera so that no glare or shadow falls on the middle "
-                f"of the faces, then scan again ({_reshoot(doubtful, reading.size)})"))
+                "of the faces, then scan again"))
 
 
 def _broken_gap(reading: Reading, required: float) -> np.ndarray:
