@@ -173,8 +173,9 @@ def solve3(relative_cube: Cube, metric: str = "htm", *, max_length: Optional[int
         TypeError: an unknown option.
     """
     if unknown:
-        raise UnknownOptionError(f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
-                        "metric, target, max_length, timeout, optimal, faces and cost")
+        raise UnknownOptionError(
+            f"the 3x3 solver has no option(s) {', '.join(sorted(unknown))}; it takes "
+            "metric, target, max_length, timeout, optimal, faces and cost")
     plan = _Plan.make(metric, max_length, timeout, optimal, faces, cost)
     if relative_cube.is_solved:
         return Solution((), metric, optimal=True)

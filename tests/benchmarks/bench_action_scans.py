@@ -51,7 +51,7 @@ def bench(kind: str, light: str, scans: int, first: int) -> list[tuple[str, ...]
     for seed in range(first, first + scans):
         for extra in (0, 2):
             tallies[extra].append(_scan(kind, light, seed, extra))
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for extra, results in tallies.items():
         count = {o: sum(1 for r in results if r[0] == o) for o in ("right", "refused", "WRONG")}
         read = [r for r in results if r[0] != "refused"]

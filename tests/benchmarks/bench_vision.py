@@ -86,7 +86,7 @@ def bench_real(folder: Path) -> list[tuple[str, ...]]:
             valid += 1
         except ScanError:
             pass
-    rows = [
+    rows: list[tuple[str, ...]] = [
         ("real faces: grid found", f"{found}/{total}", f"{100 * found / total:.1f} %", "target >= 95 %"),
         ("real stickers within +-15 of rgb.json", f"{close}/{compared}",
          f"{100 * close / max(compared, 1):.1f} %", "about +-15"),
@@ -104,7 +104,7 @@ def bench_synthetic(scans: int, first_seed: int,
                     names: tuple[str, ...] = CONDITIONS) -> list[tuple[str, ...]]:
     """Return table rows for the synthetic sweep, per conditions: faces found, and scans right,
     refused and wrong."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for name in names:
         conditions = Conditions() if name == "default" else getattr(Conditions, name)()
         faces_found = right = refused = wrong = 0
@@ -152,7 +152,7 @@ def _time_frames(frames: list[tuple[np.ndarray, int]]) -> tuple[float, float]:
 
 def bench_speed(frames: int, folder: Path) -> list[tuple[str, ...]]:
     """Return table rows of milliseconds per frame (detect + sample) at two resolutions."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for resolution, target in (((640, 480), 30), ((1920, 1080), 100)):
         conditions = Conditions(resolution=resolution, clutter=40)
         shots = []
