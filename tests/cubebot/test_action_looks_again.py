@@ -165,3 +165,16 @@ def test_a_look_that_finds_no_grid_is_made_again_elsewhere() -> None:
                                     profile=False)
     assert presented.record.facelets == demo.truth.facelets
     assert presented.record.looked_again == 1
+
+
+@pytest.mark.parametrize(("kind", "seed"), [("two-gripper", 102), ("ud-arm", 100)])
+def test_a_run_that_looked_again_solves_the_cube_the_rig_holds(kind: str, seed: int) -> None:
+    # the looks again may turn layers and leave the cube turned over: the solve starts from
+    # the cube as the rig holds it after them, and the run ends solved
+    from cubebot.run import RunOptions, run_demo
+
+    with Demo(3, seed, rig=kind, conditions=Conditions.glaring(), time_scale=0.0) as demo:
+        report = run_demo(demo, RunOptions(budget=0.3))
+    assert report.scan is not None and report.scan.looked_again >= 1
+    assert report.scan.as_dict()["extra_looks"] == report.scan.looked_again
+    assert report.scanned == report.truth and report.solved
