@@ -135,6 +135,27 @@ def _next_look(model: ActionModel, start: _Node, size: int,
     return best[1] - model.camera.seconds, best[2], best[3]
 
 
+def _looks_until(model: ActionModel, node: _Node, size: int, wanted: set[int],
+                 covered: set[int], new: Callable[[tuple[int, ...]], set[int]]
+                 ) -> tuple[list[ScanLook], float, _Node]:
+    """Return looks, one after another, each the one whose ``new`` stickers (of those the
+    camera would see, in picture order) per second are most, until ``covered`` (updated in
+    place) holds every ``wanted`` sticker or no look shows a new one; with their seconds and
+    the node the last leaves."""
+    looks: list[ScanLook] = []
+    seconds = 0.0
+    while covered != wanted:
+        found = _next_look(model, node, size, lambda shown: len(new(shown)))
+        if found is None:
+            break
+        cost, path, node = found
+        shown = _seen(model, node, size)
+        covered.update(new(shown))
+        looks.append(ScanLook(tuple(a for a, _ in path), shown))
+        seconds += cost + model.camera.seconds
+    return looks, seconds, node
+
+
 def _home(model: ActionModel, start: _Node, size: int) -> tuple[float, list[Action], _Node]:
     """Return the cheapest actions that bring the mechanism home without turning a layer."""
     home = start_setting(model)
@@ -201,15 +222,10 @@ def _plan_scan(model: ActionModel, size: int) -> ScanPlan:
         looks.append(ScanLook((), _seen(model, node, size)))
         seen.update(looks[-1].stickers)
         seconds += model.camera.seconds
-    while seen != wanted:
-        found = _next_look(model, node, size,
-                           lambda shown: len(wanted.intersection(shown) - seen))
-        if found is None:
-            break
-        cost, path, node = found
-        looks.append(ScanLook(tuple(a for a, _ in path), _seen(model, node, size)))
-        seen.update(looks[-1].stickers)
-        seconds += cost + model.camera.seconds
+    more, spent, node = _looks_until(model, node, size, wanted, seen,
+                                     lambda shown: wanted.intersection(shown) - seen)
+    looks += more
+    seconds += spent
     cost, finish, node = _home(model, node, size)
     hidden = tuple(sorted(wanted - seen))
     log.info("%s: scan in %d looks, %.2f s, %d hidden", model.source, len(looks),
@@ -252,23 +268,12 @@ def plan_look_again(model: object, before: Sequence[ScanPlan], stickers: Sequenc
     wanted = {int(i) for i in stickers}
     found_again: set[int] = set()
 
-    def gain(shown: tuple[int, ...]) -> int:
-        return sum(1 for place, sticker in enumerate(shown) if sticker in wanted
-                   and sticker not in found_again
-                   and not (new_place and place in shown_at.get(sticker, ())))
+    def new(shown: tuple[int, ...]) -> set[int]:
+        return {sticker for place, sticker in enumerate(shown) if sticker in wanted
+                and sticker not in found_again
+                and not (new_place and place in shown_at.get(sticker, ()))}
 
-    looks: list[ScanLook] = []
-    seconds = 0.0
-    while found_again != wanted:
-        found = _next_look(actions, node, size, gain)
-        if found is None:
-            break
-        cost, path, node = found
-        shown = _seen(actions, node, size)
-        found_again.update(s for p, s in enumerate(shown)
-                           if s in wanted and not (new_place and p in shown_at.get(s, ())))
-        looks.append(ScanLook(tuple(a for a, _ in path), shown))
-        seconds += cost + actions.camera.seconds
+    looks, seconds, node = _looks_until(actions, node, size, wanted, found_again, new)
     cost, finish, node = _home(actions, node, size)
     log.info("%s: looking again in %d looks, %.2f s; %d of %d stickers shown at a new place",
              actions.source, len(looks), seconds + cost, len(found_again), len(wanted))
