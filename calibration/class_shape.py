@@ -4,12 +4,16 @@ shade across a face.
 Real cameras do not scatter a colour evenly in every direction. White and yellow spread mostly
 along lightness (shade, exposure, a glare edge); red and orange along the line between them
 (the sensor's red channel saturating, a warm lamp); blue and green in the dark along chroma.
+Nor do all colours scatter by the same amount: a white at the camera's ceiling comes back as
+the same clipped value on every sticker, while a yellow's shade varies from sticker to sticker.
 A single round scatter for all six classes either asks every class for the worst class's
 spread (and the confidence rule then asks every scan for gaps it never needs) or misprices the
-stretched classes. :func:`class_covariances` estimates a covariance per class from its own
-stickers, shrunk towards the pooled within-class covariance of the scan (nine stickers, or four
-on a 2x2, cannot pin six numbers on their own), and :func:`squared_distances` measures every
-sticker against every class in that class's own units (Mahalanobis). :func:`face_shading`
+stretched classes. :func:`class_covariances` estimates a covariance per class: its shape
+(which way it stretches) from its own stickers shrunk towards the pooled within-class
+covariance of the scan (nine stickers, or four on a 2x2, cannot pin six numbers on their own),
+its size from its own stickers (one number, which nine stickers do pin); and
+:func:`squared_distances` measures every sticker against every class in that class's own units
+(Mahalanobis). :func:`face_shading`
 fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
 per-face exposure alone leaves as scatter.
 """
@@ -22,6 +26,9 @@ __all__ = ["class_covariances", "squared_distances", "log_volumes", "face_shadin
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
+#: pseudo-stickers the pooled size counts for when a class's own size is estimated
+SIZE_SHRINK_COUNT = 0.5
+_CHI2_MEDIAN = 2.366  # the median of a chi-square with 3 degrees of freedom
 
 
 def _floor(matrix: np.ndarray, floor: float) -> np.ndarray:
@@ -32,15 +39,23 @@ def _floor(matrix: np.ndarray, floor: float) -> np.ndarray:
 
 def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray,
                       weights: np.ndarray, scale: float, *, floor: float,
-                      shrink: float = SHRINK_COUNT) -> np.ndarray:
+                      shrink: float = SHRINK_COUNT,
+                      size_shrink: float = SIZE_SHRINK_COUNT) -> np.ndarray:
     """Return a covariance (6, 3, 3) per class, in the same units as ``features``.
 
     ``weights`` (n,) say how far each sticker counts (robust weights: glare spots count
     less); ``scale`` is the scan's round scatter, the shape used where no class has any
     stickers; ``floor`` the smallest scatter (a standard deviation) allowed along any direction,
-    so a class of near-identical samples cannot claim to be sharper than the camera can see.
-    Each class's own scatter is shrunk towards the pooled within-class covariance by ``shrink``
-    pseudo-stickers.
+    so a class of identical samples cannot claim to be sharper than the camera can resolve.
+
+    Each covariance is a shape times a size. The shape is the class's own scatter shrunk
+    towards the pooled within-class covariance by ``shrink`` pseudo-stickers. The size (the
+    mean variance per axis) is the class's own, from the median of its stickers' squared
+    distances to its reference, so that one misread or glared sticker does not widen its class
+    and make room for itself; it is shrunk towards the pooled size by only ``size_shrink``
+    pseudo-stickers. Borrowing the pooled size, as the shape does, let a washed-out yellow pass
+    for a clipped white a few Lab units away (the white class nearly exact, the yellows' shades
+    spread): a real robot scan whose stickers the cube's rules could not then tell apart.
     """
     dims = features.shape[1]
     residual = features - refs[labels]
@@ -51,12 +66,20 @@ def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray
     else:
         pooled = np.eye(dims) * scale ** 2
     pooled = _floor(pooled, floor ** 2)
+    pooled_variance = float(np.trace(pooled)) / dims
+    squared = (residual ** 2).sum(axis=1)
     covariances = np.empty((6, dims, dims))
     for c in range(6):
         mine = labels == c
         own = outer[mine].sum(axis=0)
         count = float(weights[mine].sum())
-        covariances[c] = _floor((shrink * pooled + own) / (shrink + count), floor ** 2)
+        shape = (shrink * pooled + own) / (shrink + count)
+        members = int(mine.sum())
+        own_variance = float(np.median(squared[mine])) / _CHI2_MEDIAN if members else 0.0
+        variance = ((size_shrink * pooled_variance + members * own_variance)
+                    / (size_shrink + members))
+        shape *= dims * variance / max(float(np.trace(shape)), 1e-12)
+        covariances[c] = _floor(shape, floor ** 2)
     return covariances
 
 

@@ -9,7 +9,9 @@
 * a white balance / exposure per face (a face turned into shadow or a warmer lamp), and on a
   3x3 a shade gradient across each face (a lamp to one side);
 * on a 3x3 a covariance per class (``shape="full"``): white and yellow spread along lightness, red
-  and orange along the line between them (:mod:`cubebot.calibration.class_shape`);
+  and orange along the line between them, and each class by its own amount (a white the camera
+  clips is tighter than a yellow whose shade varies; :mod:`cubebot.calibration.class_shape`),
+  with a sticker far from every class (a glare spot) costing the same in each;
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
@@ -68,6 +70,17 @@ log = logging.getLogger(__name__)
 
 _DOF = 3.0  # degrees of freedom of the Student-t cost: heavy tails for glare and logos
 _SCALE_RANGE = (3.0, 20.0)  # allowed sticker scatter in weighted-Lab units
+#: the least scatter of one colour class along any axis (weighted Lab): about one step of an
+#: 8-bit sample near white, what a camera clipping a white returns on every sticker
+_CLASS_FLOOR = 0.7
+#: the most a sticker costs in any class of the full model: the cost of a colour from anywhere
+#: in the camera's range (weighted Lab, about 50 x 200 x 200: ln 14.5) when one sticker in
+#: fifty is such an outlier (a glare spot, a logo: ln 50, 3.9), less a class's own
+#: normalisation at the calm scatter (about 6). Without it an outlier costs more in a tight
+#: class than in a loose one (the Student-t tail grows as its class narrows), and glare clipped
+#: to the white of a clipped white class moved the cube's reading by that difference alone: a
+#: multi-view glare scan read face on was accepted wrong at gap 19.
+_OUTLIER_COST = 12.0
 _PRIOR_WEIGHT = 3.0  # a profile's colour counts this many times a centre's in a 3x3's seeds
 _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
@@ -145,6 +158,7 @@ class _Pass:
     margin: float  # gap to the cheapest other real cube
     sticker_margin: np.ndarray  # that gap per sticker
     loose: LooseReading  # the cheapest reading with the turning rules left free
+    trust: np.ndarray  # how far each sticker's own colour counts (the sampler's spread)
 
 
 @lru_cache(maxsize=None)
@@ -280,10 +294,15 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             else:
                 distance = squared_distances(features, refs, covariances)
                 volume = log_volumes(covariances, scale)
-            cost = (0.5 * (_DOF + 3) * np.log1p(distance / _DOF) * trust[:, None]
-                    + volume[None, :])
+            # a sticker the sampler saw as blotchy says less of its class, its class's size
+            # included: a tight class must not pull in a glare edge by its size alone
+            cost = (0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :]) * trust[:, None]
+            if covariances is not None:
+                # ... and a sticker far from every class costs the same in each, however
+                # tight (see _OUTLIER_COST); round classes share one scatter and need no bound
+                cost = -np.logaddexp(-cost, -_OUTLIER_COST)
             reading = self._read(cost)
-            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading)
+            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -298,7 +317,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 d2 = ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2
                 covariances = class_covariances(features, labels, refs,
                                                 trust / (1.0 + d2 / _DOF), scale,
-                                                floor=_SCALE_RANGE[0])
+                                                floor=_CLASS_FLOOR)
         self.n_iter_ = iteration
         self._finish(last, scheme, profile is not None)
         return self
@@ -531,7 +550,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                        labels=last.labels, class_of_face=last.class_of_face, total=last.total,
                        margin=last.margin, sticker_margin=last.sticker_margin,
                        loose=last.loose, scale=last.scale, spread=last.spread,
-                       max_overruled=self.max_overruled, rule=self.rule)
+                       max_overruled=self.max_overruled, rule=self.rule,
+                       # the round model's rule was calibrated counting blotchy stickers too
+                       trust=last.trust if self.shape == "full" else None)
 
     def _colour_names(self, last: "_Pass", verdict: Verdict,
                       scheme: ColourScheme) -> dict[str, str]:

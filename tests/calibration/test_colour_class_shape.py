@@ -31,6 +31,39 @@ def test_no_class_is_sharper_than_the_floor() -> None:
     assert np.linalg.eigvalsh(covariances).min() >= 9.0 - 1e-9
 
 
+def test_a_clipped_colour_keeps_its_own_tight_size_beside_a_spread_one() -> None:
+    # a camera that clips white returns it the same on every sticker, while a washed-out yellow
+    # a few units away varies in shade: a yellow must not pass for white in white's units
+    rng = np.random.default_rng(4)
+    labels = np.repeat(np.arange(6), 9)
+    refs = rng.uniform(-40, 40, (6, 3))
+    refs[3] = refs[0] + np.array([0.0, -2.0, 3.0])  # the yellow beside the white
+    features = refs[labels] + rng.normal(0, 4.0, (54, 3))
+    features[labels == 0] = refs[0] + rng.normal(0, 0.2, (9, 3))  # clipped: all but exact
+    covariances = class_covariances(features, labels, refs, np.ones(54), 4.0, floor=0.7)
+    sizes = np.trace(covariances, axis1=1, axis2=2)
+    assert sizes[0] < 0.1 * sizes[3]
+    yellow_as_white = squared_distances(refs[3:4], refs, covariances)[0, 0]
+    assert yellow_as_white > 9.0  # three scatters off white, where the pooled size made it one
+
+
+def test_one_misread_sticker_does_not_widen_its_class() -> None:
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(6), 9)
+    refs = np.arange(18, dtype=float).reshape(6, 3) * 10
+    features = refs[labels] + rng.normal(0, 1.0, (54, 3))
+
+    def covariances() -> np.ndarray:
+        # the classifier's robust weights: a sticker far off its class counts less
+        squared = ((features - refs[labels]) ** 2).sum(axis=1) / 3.0 ** 2
+        return class_covariances(features, labels, refs, 1.0 / (1.0 + squared / 3.0), 3.0,
+                                 floor=0.7)
+    tidy = covariances()
+    features[0] = refs[1]  # one sticker of class 0 carries class 1's colour
+    misread = covariances()
+    assert np.trace(misread[0]) < 1.5 * np.trace(tidy[0])
+
+
 def test_a_shade_across_a_face_is_fitted_back() -> None:
     rng = np.random.default_rng(2)
     faces, rows, cols = np.arange(54) // 9, np.arange(54) % 9 // 3, np.arange(54) % 3

@@ -159,9 +159,12 @@ def test_calibrating_a_built_in_model_needs_an_output_and_a_bad_frame_is_explain
 
 def test_the_glare_scan_the_face_on_model_reads_wrong_is_refused_in_place() -> None:
     # scan 178 of bench_corner_views' glare sweep: the face-on model (a covariance per colour)
-    # reads a wrong cube here with gap 10.4, which its rule before the photo scans accepted
+    # read a wrong cube here with gap 10.4, which its rule before the photo scans accepted
     # (6.8 needed) and which is why multi-view scans keep their own model and rule
-    # (ScanKind.model_options); the face-on rule in force asks more of its overruled stickers
+    # (ScanKind.model_options). Three stickers are clipped to the same white (a white, and
+    # glare on a yellow and an orange): with each colour's own scatter size and no bound on
+    # an outlier's cost the wrong cube won by gap 19; an outlier now costs the same in every
+    # class, and which of the three is which is left to the rules (refused, gap under 1)
     from cubebot.calibration import DoubtfulStickersError, ScanKind, classify
     from cubebot.calibration.acceptance import GapRule
     from cubebot.vision.multiview import (
@@ -183,7 +186,7 @@ def test_the_glare_scan_the_face_on_model_reads_wrong_is_refused_in_place() -> N
     rgb, spread = _supplied(scan, _provisional_labels(scan, None))
     with pytest.raises(DoubtfulStickersError) as face_on:
         classify(rgb, 3, spread=spread, profile=False, kind=ScanKind.FACE_ON)
-    assert face_on.value.reading is not None and face_on.value.reading != cube.facelets
+    assert face_on.value.reading is not None
     assert ScanKind.FACE_ON.model_options()["rule"] != GapRule(gap={3: 6.8, 2: 14.0},
                                                                power={3: 2.0, 2: 1.0})
     with pytest.raises(VisionError):
