@@ -74,8 +74,8 @@ _SCALE_RANGE = (3.0, 20.0)  # allowed sticker scatter in weighted-Lab units
 #: 8-bit sample near white, what a camera clipping a white returns on every sticker
 _CLASS_FLOOR = 0.7
 #: the most a sticker costs in any class of the full model: the cost of a colour from anywhere
-#: in the camera's range (weighted Lab, about 50 x 200 x 200: ln 14.5) when one sticker in
-#: fifty is such an outlier (a glare spot, a logo: ln 50, 3.9), less a class's own
+#: in the camera's range (weighted Lab, about 50 x 200 x 200, log 14.5) when one sticker in
+#: fifty is such an outlier (a glare spot, a logo: log 50 is 3.9), less a class's own
 #: normalisation at the calm scatter (about 6). Without it an outlier costs more in a tight
 #: class than in a loose one (the Student-t tail grows as its class narrows), and glare clipped
 #: to the white of a clipped white class moved the cube's reading by that difference alone: a
@@ -296,7 +296,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 volume = log_volumes(covariances, scale)
             # a sticker the sampler saw as blotchy says less of its class, its class's size
             # included: a tight class must not pull in a glare edge by its size alone
-            cost = (0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :]) * trust[:, None]
+            cost = ((0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :])
+                    * trust[:, None])
             if covariances is not None:
                 # ... and a sticker far from every class costs the same in each, however
                 # tight (see _OUTLIER_COST); round classes share one scatter and need no bound
@@ -313,7 +314,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 lit = lit / face_shading(lit, labels, self.size)[:, None]
             features = self._features(lit)
             refs, scale = self._references(features, labels, scale, trust)
-            if self.shape == "full" and self.size == 3:
+            if self._full_shape():
                 d2 = ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2
                 covariances = class_covariances(features, labels, refs,
                                                 trust / (1.0 + d2 / _DOF), scale,
@@ -343,6 +344,11 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return np.asarray(self.fit(X, y, spread=spread).classes_[self.labels_])
 
     # -- steps ----------------------------------------------------------------------------------
+
+    def _full_shape(self) -> bool:
+        """Return whether this fit measures each colour by its own covariance (a 3x3 with
+        ``shape="full"``; a 2x2's four stickers per colour cannot pin one)."""
+        return self.shape == "full" and self.size == 3
 
     def _fit_known(self, balanced: np.ndarray, y: object) -> "ColourClassifier":
         letters = y if isinstance(y, str) else "".join(map(str, y))  # type: ignore[call-overload]
@@ -551,8 +557,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                        margin=last.margin, sticker_margin=last.sticker_margin,
                        loose=last.loose, scale=last.scale, spread=last.spread,
                        max_overruled=self.max_overruled, rule=self.rule,
-                       # the round model's rule was calibrated counting blotchy stickers too
-                       trust=last.trust if self.shape == "full" else None)
+                       # the rules of the round model (multi-view scans, every 2x2) were
+                       # calibrated counting blotchy stickers as overruled too
+                       trust=last.trust if self._full_shape() else None)
 
     def _colour_names(self, last: "_Pass", verdict: Verdict,
                       scheme: ColourScheme) -> dict[str, str]:
