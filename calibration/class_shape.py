@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["class_covariances", "squared_distances", "log_volumes", "face_shading"]
+__all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_shading"]
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
 #: pseudo-stickers the pooled size counts for when a class's own size is estimated
 SIZE_SHRINK_COUNT = 0.5
-_CHI2_MEDIAN = 2.366  # the median of a chi-square with 3 degrees of freedom
+#: the median of a chi-square with 3 degrees of freedom: a round scatter sigma leaves half the
+#: squared distances of its samples under this times sigma^2
+CHI2_MEDIAN = 2.366
 
 
 def _floor(matrix: np.ndarray, floor: float) -> np.ndarray:
@@ -75,7 +77,7 @@ def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray
         count = float(weights[mine].sum())
         shape = (shrink * pooled + own) / (shrink + count)
         members = int(mine.sum())
-        own_variance = float(np.median(squared[mine])) / _CHI2_MEDIAN if members else 0.0
+        own_variance = float(np.median(squared[mine])) / CHI2_MEDIAN if members else 0.0
         variance = ((size_shrink * pooled_variance + members * own_variance)
                     / (size_shrink + members))
         shape *= dims * variance / max(float(np.trace(shape)), 1e-12)

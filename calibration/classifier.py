@@ -49,6 +49,7 @@ from cubebot.calibration.acceptance import (
     weigh,
 )
 from cubebot.calibration.class_shape import (
+    CHI2_MEDIAN,
     class_covariances,
     face_shading,
     log_volumes,
@@ -498,8 +499,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 count = weights.sum()
                 refs[c] = total / count
         d2 = ((features - refs[labels]) ** 2).sum(axis=1)
-        # the median of a chi-square with 3 degrees of freedom is 2.366 sigma^2
-        scale = float(np.clip(np.sqrt(np.median(d2) / 2.366), *_SCALE_RANGE))
+        scale = float(np.clip(np.sqrt(np.median(d2) / CHI2_MEDIAN), *_SCALE_RANGE))
         return refs, scale
 
     def _face_gains(self, balanced: np.ndarray, labels: np.ndarray,
