@@ -174,14 +174,13 @@ def from_rig_frame(moves: tuple[Move, ...], orientation: Orientation) -> tuple[M
 class ActionRigCamera(SyntheticCamera):
     """A synthetic camera fixed beside a simulated action rig: it shows the stickers at the
     rig's positions as they are now (``read_face(position)``), in their true colours, under a
-    lamp fixed beside it (the same shading and glare spot at every look; ``lamp`` seeds it,
-    by default ``seed``)."""
+    lamp fixed beside it, drawn from ``seed`` (the same shading and glare spot at every
+    look)."""
 
-    def __init__(self, rig: object, *, seed: int = 0, conditions: object = None,
-                 lamp: int | None = None) -> None:
+    def __init__(self, rig: object, *, seed: int = 0, conditions: object = None) -> None:
         self._rig = rig
         super().__init__(Cube.solved(3), seed=seed, conditions=conditions,  # type: ignore[arg-type]
-                         lamp=seed if lamp is None else lamp)
+                         lamp=seed)
 
     @property
     def facelets(self) -> str:
