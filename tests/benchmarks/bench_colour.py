@@ -129,7 +129,7 @@ def same_cube(a: str, b: str) -> bool:
 
 def bench_public(reliability: dict[str, list[tuple[float, bool]]]) -> list[tuple[str, ...]]:
     """Return a row per part of the split, size and model for the public labelled robot scans:
-    right / refused / WRONG.
+    right / refused (of them, how many had the cube shown as their best reading) / WRONG.
 
     ``reliability`` collects, per model, (confidence, right) for every sticker of every best
     reading of a *held-out* scan, accepted or refused.
@@ -144,7 +144,7 @@ def bench_public(reliability: dict[str, list[tuple[float, bool]]]) -> list[tuple
         for size in (3, 2):
             mine = [s for s in scans if s["size"] == size and s["name"] in names]
             for model, _ in MODELS:
-                right = refused = wrong = 0
+                right = refused = wrong = best_right = 0
                 for scan in mine:
                     reading, confidence = None, None
                     try:
@@ -154,6 +154,8 @@ def bench_public(reliability: dict[str, list[tuple[float, bool]]]) -> list[tuple
                     except DoubtfulStickersError as err:
                         refused += 1
                         reading, confidence = err.reading, err.confidence
+                        best_right += reading is not None and same_cube(reading,
+                                                                        scan["facelets"])
                     else:
                         if same_cube(reading, scan["facelets"]):
                             right += 1
@@ -164,7 +166,8 @@ def bench_public(reliability: dict[str, list[tuple[float, bool]]]) -> list[tuple
                         reliability.setdefault(model, []).extend(
                             _sticker_truth(reading, scan["facelets"], confidence))
                 rows.append((f"real labelled {size}x{size} {label}, {model}",
-                             f"right {right}/{len(mine)}", f"refused {refused}, WRONG {wrong}",
+                             f"right {right}/{len(mine)}",
+                             f"refused {refused} (best right {best_right}), WRONG {wrong}",
                              "", "", ""))
     return rows
 
@@ -183,6 +186,10 @@ def bench_synthetic(cubes: int, first_seed: int,
                     reliability: dict[str, list[tuple[float, bool]]]) -> list[tuple[str, ...]]:
     """Return a row per size, condition and model: right / refused / broken / WRONG-accepted.
 
+    Of the refused scans, "best right" counts those whose best reading was the cube shown: they
+    are held back by the confidence rule (a rival cube too close), the others by the colour
+    model itself (its best reading is another cube, or none was weighed).
+
     ``reliability`` collects, per model, (confidence, right) for every sticker of every best
     reading, accepted or refused.
     """
@@ -198,7 +205,7 @@ def bench_synthetic(cubes: int, first_seed: int,
                      for seed in range(first_seed, first_seed + cubes)]
             naive = sum(naive_kmeans(scan, size) == truth for truth, scan in scans)
             for model, _ in MODELS:
-                right = refused = broken = wrong = 0
+                right = refused = broken = wrong = best_right = 0
                 times = []
                 for truth, scan in scans:
                     start = time.perf_counter()
@@ -212,6 +219,7 @@ def bench_synthetic(cubes: int, first_seed: int,
                     except DoubtfulStickersError as err:
                         refused += 1
                         reading, confidence = err.reading, err.confidence
+                        best_right += reading is not None and same_cube(reading, truth)
                     times.append(time.perf_counter() - start)
                     if reading is not None and confidence is not None and not twisted:
                         reliability.setdefault(model, []).extend(
@@ -219,7 +227,8 @@ def bench_synthetic(cubes: int, first_seed: int,
                 expected = "broken" if twisted else "right"
                 rows.append((f"synthetic {size}x{size} {name}, {model}",
                              f"{expected} {broken if twisted else right}/{cubes}",
-                             f"refused {refused + (0 if twisted else broken)}, WRONG {wrong}",
+                             f"refused {refused + (0 if twisted else broken)} "
+                             f"(best right {best_right}), WRONG {wrong}",
                              f"{naive}/{cubes} right",
                              f"{statistics.mean(times) * 1e3:.1f} ms",
                              f"{np.percentile(times, 95) * 1e3:.1f} ms"))
