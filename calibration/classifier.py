@@ -3,7 +3,9 @@
 :class:`ColourClassifier` follows scikit-learn's estimator contract. ``fit`` takes one scan
 (a colour sample per sticker, facelet order) and learns, jointly:
 
-* six class references in a perceptual space (CIE Lab with lightness weighted less than hue),
+* six class references in a perceptual space (CIE Lab with lightness weighted less than hue;
+  on a 3x3 with the chroma freed of each sticker's brightness, :func:`~cubebot.calibration.
+  colour_space.lab_features`),
   seeded by scikit-learn's :class:`~sklearn.cluster.KMeans` from the centres (3x3), or from the
   profile / colour scheme (2x2), and then re-estimated from every sticker of the class;
 * a white balance / exposure per face (a face turned into shadow or a warmer lamp), and on a
@@ -55,7 +57,8 @@ from cubebot.calibration.class_shape import (
     log_volumes,
     squared_distances,
 )
-from cubebot.calibration.colour_space import linear_to_lab, read_samples, read_spread, srgb_to_linear
+from cubebot.calibration.colour_space import (lab_features, linear_to_lab, read_samples,
+                                              read_spread, srgb_to_linear)
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
@@ -227,7 +230,12 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     # -- the perceptual space -------------------------------------------------------------------
 
     def _features(self, linear: np.ndarray) -> np.ndarray:
-        return np.asarray(linear_to_lab(linear) * np.array([self.lightness_weight, 1.0, 1.0]))
+        return self._lab_features(linear_to_lab(linear))
+
+    def _lab_features(self, lab: np.ndarray) -> np.ndarray:
+        # the full model reads chroma freed of each sticker's brightness: its classes then
+        # stretch along lightness alone, which their own covariances measure
+        return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
         # Every cube state shows each colour n^2 times, so the scan's mean colour should equal
@@ -279,7 +287,11 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         self.classes_ = np.array(list(FACE_LETTERS))
         if y is not None:
             return self._fit_known(balanced, y)
-        prior = self._prior(balanced, profile)
+        # a face-on 3x3 is seeded by its own centres alone: in the full model's shade-free
+        # chroma a profile's colours carry their own session's camera (a dark blue more or
+        # less saturated than its brightness says), and seeded towards them 4 of the 12
+        # held-out real 3x3s settled on a wrong reading (refused) that their centres read right
+        prior = None if self._full_shape() else self._prior(balanced, profile)
         refs = self._seed(balanced, scheme, profile, prior)
         trust = _trust(spread_rgb, n)
         gains = np.ones((6, 3))
@@ -408,7 +420,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         """Return the profile's reference per class (face order), or None without a profile."""
         if profile is None:
             return None
-        known = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
+        known = self._lab_features(profile.lab)
         if self.size == 2:
             return np.asarray(known)
         centres = self._features(balanced[list(centre_facelets())])
@@ -427,7 +439,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             if prior is not None:
                 seeds = (seeds + _PRIOR_WEIGHT * prior) / (1 + _PRIOR_WEIGHT)
         elif profile is not None:
-            seeds = profile.lab * np.array([self.lightness_weight, 1.0, 1.0])
+            seeds = self._lab_features(profile.lab)
         else:
             seeds = self._features(srgb_to_linear(scheme.rgb_array))
         with _thread_pools().limit(limits=1, user_api="openmp"), warnings.catch_warnings():

@@ -2,7 +2,8 @@
 
 Lab is the space the classifier measures in: distances there follow what an eye sees, and its
 lightness axis can be weighted apart from the hue/chroma plane (shadows and exposure move a
-sticker along lightness far more than across hue).
+sticker along lightness far more than across hue). :func:`lab_features` turns Lab into the
+classifier's features, optionally with the chroma freed of the sticker's brightness.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from cubebot.calibration.errors import SampleError
 from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
-           "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS"]
+           "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
+           "lab_features"]
 
 CHANNEL_ORDERS = ("rgb", "bgr")
 
@@ -73,6 +75,32 @@ def lab_to_linear(lab: np.ndarray) -> np.ndarray:
 def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     """Return CIE Lab (D65) for sRGB values 0..255."""
     return linear_to_lab(srgb_to_linear(rgb))
+
+
+#: the lightness at which brightness-free chroma keeps Lab's own units: the middle of the six
+#: sticker colours (the Western scheme's typical colours average L* 62)
+CHROMA_LIGHTNESS = 60.0
+
+
+def lab_features(lab: np.ndarray, lightness_weight: float, *,
+                 shade_free: bool = False) -> np.ndarray:
+    """Return the classifier's features (any shape ending in 3) for CIE Lab colours.
+
+    Lightness is weighted by ``lightness_weight``. With ``shade_free``, a* and b* are also
+    divided by the sticker's brightness, ``(L* + 16) / (CHROMA_LIGHTNESS + 16)``. Light
+    falling more or less brightly on a sticker (its angle to the lamp, a shadow, the
+    exposure) scales its linear RGB, and in Lab that scales L* + 16, a* and b* together by the
+    cube root of the change. Plain a*, b* then stretch every colour along its own line through
+    black, as far as its shade varies. Divided, only lightness moves: hue and chroma stay put.
+    """
+    lab = np.asarray(lab, dtype=float)
+    weights = np.array([lightness_weight, 1.0, 1.0])
+    if not shade_free:
+        return np.asarray(lab * weights)
+    ratio = (CHROMA_LIGHTNESS + 16.0) / np.maximum(lab[..., 0] + 16.0, 1.0)
+    features: np.ndarray = lab * weights
+    features[..., 1:] *= ratio[..., None]
+    return features
 
 def read_samples(samples: object, size: Optional[int], order: str = "rgb") -> np.ndarray:
     """Return the samples as a float array (n, 3) in RGB order, 0..255.

@@ -48,7 +48,7 @@ def _read(scans: list[dict], size: int,
     return right, wrong
 
 
-@pytest.mark.parametrize("size, floor", [(3, 19), (2, 24)])
+@pytest.mark.parametrize("size, floor", [(3, 22), (2, 24)])
 def test_public_scans_are_read_right_or_refused_never_wrong(size: int, floor: int) -> None:
     scans = [s for s in SCANS if s["size"] == size]
     right, wrong = _read(scans, size)
@@ -57,10 +57,11 @@ def test_public_scans_are_read_right_or_refused_never_wrong(size: int, floor: in
     assert right >= floor, f"only {right} of {len(scans)} {size}x{size} scans read"
 
 
-@pytest.mark.parametrize("size, floor", [(3, 10), (2, 12)])
+@pytest.mark.parametrize("size, floor", [(3, 12), (2, 12)])
 def test_held_out_real_scans_are_read_with_a_floor_and_never_wrong(size: int, floor: int) -> None:
     # the half of the real scans no calibration saw (12 per size); face-on scans read by the
-    # face-on model (7 of the 3x3s read before it, 8 before each colour had its own scatter)
+    # face-on model (7 of the 3x3s read before it, 8 before each colour had its own scatter,
+    # 10 before its chroma was freed of each sticker's brightness)
     scans = [s for s in SCANS if s["size"] == size and s["name"] in HELD_OUT]
     assert len(scans) == 12
     right, wrong = _read(scans, size)
@@ -68,12 +69,13 @@ def test_held_out_real_scans_are_read_with_a_floor_and_never_wrong(size: int, fl
     assert right >= floor, f"only {right} of {len(scans)} held-out {size}x{size} scans read"
 
 
-@pytest.mark.parametrize("size, floor", [(3, 10), (2, 12)])
+@pytest.mark.parametrize("size, floor", [(3, 12), (2, 12)])
 def test_a_profile_from_the_calibration_part_reads_no_fewer_and_never_wrong(
         size: int, floor: int) -> None:
     # the profile is learnt from the solved scans of the other half: another session of the
     # robot, never the scan being read (a profile once pulled the colours towards its own and
-    # read 2 of the 12 held-out 3x3s where the scans alone read 7)
+    # read 2 of the 12 held-out 3x3s where the scans alone read 7; seeding the shade-free
+    # 3x3 model towards it read 8 where the scans alone read 12)
     solved = [s for s in SCANS if s["size"] == size and s["name"] not in HELD_OUT
               and "solved" in s["name"]]
     assert solved

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from cubebot.calibration.colour_space import (
+    CHROMA_LIGHTNESS,
+    lab_features,
     lab_to_linear,
     linear_to_lab,
     linear_to_srgb,
@@ -40,3 +42,23 @@ def test_lab_agrees_with_opencv() -> None:
     image = (rgb[None].astype(np.float32) / 255.0)
     theirs = cv2.cvtColor(image, cv2.COLOR_RGB2Lab)[0]
     assert srgb_to_lab(rgb) == pytest.approx(theirs, abs=0.3)
+
+
+def test_shade_free_features_keep_a_stickers_hue_and_chroma_under_any_light_level() -> None:
+    # the same red and blue stickers lit at half, the full and twice the light (a shadow, the
+    # exposure): only the weighted lightness moves (exactly so above Lab's linear toe near black)
+    stickers = srgb_to_linear(np.array([[200.0, 40.0, 35.0], [30.0, 60.0, 150.0]]))
+    lit = np.stack([linear_to_lab(stickers * level) for level in (0.5, 1.0, 2.0)])
+    free = lab_features(lit, 0.5, shade_free=True)
+    assert np.ptp(free[..., 1:], axis=0) == pytest.approx(0.0, abs=1e-9)
+    assert np.ptp(free[..., 0], axis=0).min() > 10
+    # plain features stretch the same colour along its line through black
+    plain = lab_features(lit, 0.5)
+    assert np.ptp(plain[..., 1:], axis=0).min() > 10
+    assert plain[..., 0] == pytest.approx(0.5 * lit[..., 0])
+
+
+def test_shade_free_features_keep_labs_units_at_the_middle_lightness() -> None:
+    lab = np.array([CHROMA_LIGHTNESS, 40.0, -30.0])
+    assert lab_features(lab, 0.5, shade_free=True) == pytest.approx([0.5 * CHROMA_LIGHTNESS, 40.0,
+                                                                     -30.0])
