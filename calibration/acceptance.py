@@ -363,8 +363,10 @@ def weigh(reading: Reading) -> Verdict:
     overruled = np.nonzero(forced)[0]
     required = required_gap(reading.scale, reading.size, reading.spread, reading.rule,
                             len(overruled))
-    gap = np.minimum(reading.sticker_margin, _broken_gap(reading, required))
+    # a scan that is not a cube's colours (or whose centres cannot say which colour is which
+    # face) says nothing about whether the cube is broken either: doubt is raised first
     _check_doubt(reading, overruled)
+    gap = np.minimum(reading.sticker_margin, _broken_gap(reading, required))
     if len(overruled):
         _check_repair(reading, face_of_class, overruled)
     letters = "".join(FACE_LETTERS[face_of_class[c]] for c in reading.labels)
