@@ -85,7 +85,7 @@ _CLASS_FLOOR = 0.7
 #: to the white of a clipped white class moved the cube's reading by that difference alone: a
 #: multi-view glare scan read face on was accepted wrong at gap 19.
 _OUTLIER_COST = 12.0
-_PRIOR_WEIGHT = 3.0  # a profile's colour counts this many times a centre's in a 3x3's seeds
+_PRIOR_WEIGHT = 3.0  # a profile's colour counts this many times a centre's in a round 3x3's seeds
 _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _ASTRAY_SHARE = 8  # a known cube may show one sticker in this many looking like another class

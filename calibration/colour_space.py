@@ -94,13 +94,12 @@ def lab_features(lab: np.ndarray, lightness_weight: float, *,
     black, as far as its shade varies. Divided, only lightness moves: hue and chroma stay put.
     """
     lab = np.asarray(lab, dtype=float)
-    weights = np.array([lightness_weight, 1.0, 1.0])
-    if not shade_free:
-        return np.asarray(lab * weights)
-    ratio = (CHROMA_LIGHTNESS + 16.0) / np.maximum(lab[..., 0] + 16.0, 1.0)
-    features: np.ndarray = lab * weights
-    features[..., 1:] *= ratio[..., None]
+    features: np.ndarray = lab * np.array([lightness_weight, 1.0, 1.0])
+    if shade_free:
+        features[..., 1:] *= ((CHROMA_LIGHTNESS + 16.0)
+                              / np.maximum(lab[..., 0] + 16.0, 1.0))[..., None]
     return features
+
 
 def read_samples(samples: object, size: Optional[int], order: str = "rgb") -> np.ndarray:
     """Return the samples as a float array (n, 3) in RGB order, 0..255.
