@@ -291,11 +291,11 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # chroma a profile's colours carry their own session's camera (a dark blue more or
         # less saturated than its brightness says), and seeded towards them 4 of the 12
         # held-out real 3x3s settled on a wrong reading (refused) that their centres read right
-        prior = None if self._full_shape() else self._prior(balanced, profile)
-        refs = self._seed(balanced, scheme, profile, prior)
+        features = self._features(balanced)
+        prior = None if self._full_shape() else self._prior(features, profile)
+        refs = self._seed(features, scheme, profile, prior)
         trust = _trust(spread_rgb, n)
         gains = np.ones((6, 3))
-        features = self._features(balanced)
         scale = 10.0
         labels: Optional[np.ndarray] = None
         covariances: Optional[np.ndarray] = None
@@ -415,25 +415,26 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                    if solved else "check the facelets given with the scan"))
         return astray
 
-    def _prior(self, balanced: np.ndarray,
+    def _prior(self, features: np.ndarray,
                profile: Optional[ColourProfile]) -> Optional[np.ndarray]:
-        """Return the profile's reference per class (face order), or None without a profile."""
+        """Return the profile's reference per class (face order), or None without a profile;
+        ``features`` are the scan's, before any face gain."""
         if profile is None:
             return None
         known = self._lab_features(profile.lab)
         if self.size == 2:
             return np.asarray(known)
-        centres = self._features(balanced[list(centre_facelets())])
+        centres = features[list(centre_facelets())]
         holdings = orientations()
         fit = ((centres[None, :, :] - known[holdings]) ** 2).sum(axis=(1, 2))
         best = holdings[int(fit.argmin())]
         log.debug("profile: the centres match the scheme held as %s", best.tolist())
         return np.asarray(known[best])
 
-    def _seed(self, balanced: np.ndarray, scheme: ColourScheme,
+    def _seed(self, features: np.ndarray, scheme: ColourScheme,
               profile: Optional[ColourProfile], prior: Optional[np.ndarray]) -> np.ndarray:
-        """Return the first six references: k-means seeded by the centres, profile or scheme."""
-        features = self._features(balanced)
+        """Return the first six references: k-means on the scan's ``features`` (before any face
+        gain) seeded by the centres, profile or scheme."""
         if self.size == 3:
             seeds = features[list(centre_facelets())]
             if prior is not None:
