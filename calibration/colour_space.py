@@ -17,7 +17,7 @@ from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
-           "lab_features"]
+           "lab_features", "without_flare"]
 
 CHANNEL_ORDERS = ("rgb", "bgr")
 
@@ -99,6 +99,25 @@ def lab_features(lab: np.ndarray, lightness_weight: float, *,
         features[..., 1:] *= ((CHROMA_LIGHTNESS + 16.0)
                               / np.maximum(lab[..., 0] + 16.0, 1.0))[..., None]
     return features
+
+
+def without_flare(linear: np.ndarray, cast: np.ndarray, per_colour: int,
+                  share: float) -> np.ndarray:
+    """Return a scan's linear colours (n, 3) with ``share`` of the flare common to every
+    sticker taken out.
+
+    Light scattered in the lens (a bright room, a lamp in or near the picture, a hazy lens)
+    adds the same veil of the lamp's white to every sticker: white and yellow, red and orange
+    all slide towards white and crowd together. Each colour shows ``per_colour`` times, and in
+    each channel of the colours balanced by the lamp's colour ``cast`` some colour is nearly
+    black (blue and green have no red, red and orange no blue), so the darkest stickers of
+    each channel show the veil alone. The estimate is the channels' least such level (per
+    channel the sticker at place ``per_colour // 2`` from the darkest, past a sticker or two in
+    deep shadow), taken out of every sticker in the lamp's colour. A scan without flare has
+    stickers near black in every channel and is barely changed.
+    """
+    darkest = np.sort(linear / cast, axis=0)[per_colour // 2]
+    return np.asarray(np.maximum(linear - share * float(darkest.min()) * cast, 1e-5))
 
 
 def read_samples(samples: object, size: Optional[int], order: str = "rgb") -> np.ndarray:

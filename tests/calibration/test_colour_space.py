@@ -14,6 +14,7 @@ from cubebot.calibration.colour_space import (
     linear_to_srgb,
     srgb_to_lab,
     srgb_to_linear,
+    without_flare,
 )
 
 
@@ -62,3 +63,19 @@ def test_shade_free_features_keep_labs_units_at_the_middle_lightness() -> None:
     lab = np.array([CHROMA_LIGHTNESS, 40.0, -30.0])
     assert lab_features(lab, 0.5, shade_free=True) == pytest.approx([0.5 * CHROMA_LIGHTNESS, 40.0,
                                                                      -30.0])
+
+
+def test_flare_over_every_sticker_is_taken_out_and_a_clear_scan_barely_changes() -> None:
+    rng = np.random.default_rng(11)
+    colours = srgb_to_linear(np.array([[240, 240, 235], [200, 20, 30], [20, 160, 60],
+                                       [240, 220, 10], [250, 120, 10], [10, 40, 180]], float))
+    linear = np.repeat(colours, 4, axis=0) * rng.uniform(0.8, 1.2, (24, 1))
+    cast = np.array([1.1, 1.0, 0.8])  # a warm lamp
+    lit = linear * cast
+    # no flare: the darkest stickers of each channel are near black, little is taken out
+    assert without_flare(lit, cast, 4, 0.8) == pytest.approx(lit, abs=0.005)
+    # a veil of the lamp's white over every sticker comes out, all of it or the share asked
+    veiled = 0.5 * lit + 0.4 * cast
+    assert without_flare(veiled, cast, 4, 1.0) == pytest.approx(0.5 * lit, abs=0.005)
+    assert without_flare(veiled, cast, 4, 0.8) == pytest.approx(0.5 * lit + 0.08 * cast,
+                                                                abs=0.005)
