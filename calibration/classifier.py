@@ -174,6 +174,7 @@ class _Pass:
     sticker_margin: np.ndarray  # that gap per sticker
     loose: LooseReading  # the cheapest reading with the turning rules left free
     trust: np.ndarray  # how far each sticker's own colour counts (the sampler's spread)
+    iteration: int  # which pass of its fit this is (1 for the first)
 
 
 @lru_cache(maxsize=None)
@@ -314,6 +315,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                             trust, faces_of)
         if self.size == 2:
             last = self._likeliest_start(last, balanced, features, trust, faces_of)
+        self.n_iter_ = last.iteration
         self._finish(last, scheme, profile is not None)
         return self
 
@@ -321,7 +323,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 trust: np.ndarray, faces_of: np.ndarray) -> "_Pass":
         """Return the last pass of the fit from the references ``refs``: labels, face gains,
         shading, references and (full model) covariances re-estimated in turn until the
-        reading stops changing or ``max_iter`` passes; ``n_iter_`` is set to their number."""
+        reading stops changing or ``max_iter`` passes."""
         gains = np.ones((6, 3))
         scale = 10.0
         labels: Optional[np.ndarray] = None
@@ -343,7 +345,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 # tight (see _OUTLIER_COST); round classes share one scatter and need no bound
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
             reading = self._read(cost)
-            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust)
+            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
+                         iteration)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -359,7 +362,6 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 covariances = class_covariances(features, labels, refs,
                                                 trust / (1.0 + d2 / _DOF), scale,
                                                 floor=_CLASS_FLOOR)
-        self.n_iter_ = iteration
         return last
 
     def _likeliest_start(self, first: "_Pass", balanced: np.ndarray, features: np.ndarray,
@@ -376,11 +378,10 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         less cost. Fits are compared by their negative log-likelihood (the cost plus each
         sticker's share of the scatter's normalisation).
         """
-        passes, iterations = [first], [self.n_iter_]
+        passes = [first]
         for start in range(_OTHER_STARTS):
             refs = _kmeans(features, "k-means++", random_state=start)
             passes.append(self._settle(balanced, features, refs, trust, faces_of))
-            iterations.append(self.n_iter_)
         misfit = [p.total + trust.sum() * features.shape[1] * np.log(p.scale) for p in passes]
         best = int(np.argmin(misfit))
         chosen = passes[best]
@@ -390,7 +391,6 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             # stickers grouped otherwise: the same cube re-lettered is not a rival
             differs = ((other.labels[:, None] == other.labels[None, :]) != together).any(axis=1)
             margin[differs] = np.minimum(margin[differs], cost - misfit[best])
-        self.n_iter_ = iterations[best]
         return replace(chosen, sticker_margin=margin,
                        margin=min(chosen.margin, float(margin.min())))
 
