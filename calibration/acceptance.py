@@ -31,7 +31,8 @@ from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facel
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
-           "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence"]
+           "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence",
+           "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -112,6 +113,16 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: reading in the validation sweep at it: the same rule.
 CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
                           per_overruled={3: 0.25}, most_overruled={3: 5})
+#: where a second reader of the scan (:mod:`cubebot.calibration.reflectance`) reads the same
+#: cube with at least ``CONFIRMING_GAP`` nats (ten thousand to one) on a sticker, that
+#: sticker's gap to rival real cubes needs this share of the rule's gap. Printed by
+#: ``tests/benchmarks/calibrate_confirmation.py`` on the real calibration part, seeds 0-599 of
+#: every light and 600 cubes with a corner twisted (under each light in turn): 1.2 times the
+#: largest share at which a wrong reading would be accepted, rounded up to a twentieth (2x2: a
+#: hostile one at 0.391). A 3x3 accepted no wrong reading at any share down to 0.3 and keeps
+#: the same share. At it, the validation sweep (seeds 1000-1299) accepted no wrong reading.
+CONFIRMED_SHARE = {3: 0.5, 2: 0.5}
+CONFIRMING_GAP = 2 * np.log(100.0)
 _BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
@@ -176,7 +187,10 @@ class Verdict:
     cheapest rival (another real cube, or "the cube is broken"); ``confidence`` the calibrated
     probability per sticker (:func:`sticker_confidence`); ``overruled`` the stickers whose own
     clear reading the cube's rules overruled; ``could_be`` per sticker the face letter of its
-    next-cheapest class; ``scale`` the reading's scatter (weighted-Lab units).
+    next-cheapest class; ``scale`` the reading's scatter (weighted-Lab units); ``rival_gap``
+    the gap to rival real cubes alone (``gap`` also counts "the cube is broken"),
+    ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
+    included), and ``confirmed`` the stickers a second reader confirmed (:func:`weigh`).
     """
 
     facelets: str
@@ -188,6 +202,9 @@ class Verdict:
     required: float
     could_be: tuple[str, ...]
     scale: float = 0.0
+    rival_gap: Optional[np.ndarray] = None
+    broken_gap: Optional[np.ndarray] = None
+    confirmed: tuple[int, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -221,10 +238,29 @@ def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3,
     Raises:
         OptionError: ``size`` is not 2 or 3.
     """
-    required = required_gap(scale, size, spread, rule, overruled)
+    return _confidence(gap, required_gap(scale, size, spread, rule, overruled))
+
+
+def _confidence(gap: np.ndarray, required: float) -> np.ndarray:
+    """Return the confidence of each gap where ``required`` reaches :data:`ACCEPT_CONFIDENCE`."""
     exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
     confidence: np.ndarray = 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
     return confidence
+
+
+def confirmed_stickers(labels: np.ndarray, second_labels: np.ndarray,
+                       second_gap: np.ndarray, trust: Optional[np.ndarray] = None) -> np.ndarray:
+    """Return a mask of the stickers a second reader confirms (see :func:`weigh`).
+
+    Both readings must be the same cube; a sticker is confirmed where the second reader's gap
+    (nats) reaches :data:`CONFIRMING_GAP` and the sampler saw it clearly (``trust``).
+    """
+    if not np.array_equal(labels, second_labels):
+        return np.zeros(len(labels), dtype=bool)
+    confirmed = np.asarray(second_gap) >= CONFIRMING_GAP
+    if trust is not None:
+        confirmed &= np.asarray(trust) >= _CLEAR_TRUST
+    return np.asarray(confirmed)
 
 
 def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
@@ -326,6 +362,31 @@ def _broken_gap(reading: Reading, required: float) -> np.ndarray:
     return gap
 
 
+def _turned_in_place(reading: Reading) -> np.ndarray:
+    """Return per sticker the gap to its piece turned alone where it sits (a broken cube).
+
+    A corner twisted or an edge flipped by itself is a broken cube. Where the colours cannot
+    tell how a piece is turned (glare on all of its stickers), the loose reading keeps the real
+    cube's turn and shows nothing broken; this is the broken rival there: the cost change its
+    colours allow, plus the whole prior cost of a broken cube (:data:`_BROKEN_PRIOR`). Spread
+    over every piece and turn (16 on a 2x2), the colour model alone accepted two 2x2s with a
+    corner twisted in hard light whose colours barely showed it (``calibrate_confirmation.py``'s
+    validation sweep, seeds 1012 and 1129). A 3x3's centres cannot turn (infinite).
+    """
+    turned = np.full(len(reading.labels), np.inf)
+    kinds = [np.array(corner_facelets(reading.size))]
+    if reading.size == 3:
+        kinds.append(np.array(edge_facelets()))
+    for stickers in kinds:
+        count = stickers.shape[1]
+        now = reading.cost[stickers, reading.labels[stickers]].sum(axis=1)
+        for shift in range(1, count):
+            moved = reading.labels[stickers][:, np.roll(np.arange(count), shift)]
+            change = reading.cost[stickers, moved].sum(axis=1) - now
+            turned[stickers] = np.minimum(turned[stickers], change[:, None] + _BROKEN_PRIOR)
+    return turned
+
+
 def _check_repair(reading: Reading, face_of_class: np.ndarray, overruled: np.ndarray) -> None:
     """Refuse a reading that overrules clear stickers whose own reading is a real cube.
 
@@ -347,8 +408,14 @@ def _check_repair(reading: Reading, face_of_class: np.ndarray, overruled: np.nda
         action=_reshoot(overruled, reading.size))
 
 
-def weigh(reading: Reading) -> Verdict:
+def weigh(reading: Reading, confirmed: Optional[np.ndarray] = None) -> Verdict:
     """Return the reading's real cube with each sticker's gap and calibrated confidence.
+
+    ``confirmed`` (optional, per sticker; :func:`confirmed_stickers`) marks the stickers a
+    second reader of the same scan read the same, sure of them: their gaps to rival real cubes
+    need only :data:`CONFIRMED_SHARE` of the gap the rule asks. Their gap to the cube being
+    broken, a piece turned alone in its place included, still needs all of it (the second
+    reader is not asked about broken cubes).
 
     Raises:
         DoubtfulStickersError: the scan is not a cube's colours at all (six loose groups,
@@ -369,7 +436,10 @@ def weigh(reading: Reading) -> Verdict:
     # a scan that is not a cube's colours (or whose centres cannot say which colour is which
     # face) says nothing about whether the cube is broken either: doubt is raised first
     _check_doubt(reading, overruled)
-    gap = np.minimum(reading.sticker_margin, _broken_gap(reading, required))
+    # a piece turned alone where it sits, which glare on all its stickers can hide from the
+    # loose reading, is one more broken rival (and one a confirmation leaves as it is)
+    broken = np.minimum(_broken_gap(reading, required), _turned_in_place(reading))
+    gap = np.minimum(reading.sticker_margin, broken)
     if len(overruled):
         _check_repair(reading, face_of_class, overruled)
     letters = "".join(FACE_LETTERS[face_of_class[c]] for c in reading.labels)
@@ -378,17 +448,26 @@ def weigh(reading: Reading) -> Verdict:
     letter_of_class = {int(c): facelets[i] for i, c in enumerate(reading.labels)}
     others = np.where(np.arange(6)[None, :] == reading.labels[:, None], np.inf, reading.cost)
     could_be = tuple(letter_of_class.get(int(c), "?") for c in others.argmin(axis=1))
+    confidence = _confidence(gap, required)
+    if confirmed is not None and np.any(confirmed):
+        lowered = np.minimum(_confidence(reading.sticker_margin,
+                                         required * CONFIRMED_SHARE[reading.size]),
+                             _confidence(broken, required))
+        confidence = np.where(confirmed, np.maximum(confidence, lowered), confidence)
     return Verdict(
         facelets=facelets,
         labels=np.array([FACE_LETTERS.index(c) for c in facelets]),
         gap=gap,
-        confidence=sticker_confidence(gap, reading.scale, reading.size, reading.spread,
-                                      reading.rule, len(overruled)),
+        confidence=confidence,
         overruled=tuple(int(i) for i in overruled),
         margin=float(reading.margin),
         required=required,
         could_be=could_be,
         scale=float(reading.scale),
+        rival_gap=np.asarray(reading.sticker_margin),
+        broken_gap=broken,
+        confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)) if confirmed is not None
+        else (),
     )
 
 

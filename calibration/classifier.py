@@ -51,6 +51,7 @@ from cubebot.calibration.acceptance import (
     LooseReading,
     Reading,
     Verdict,
+    confirmed_stickers,
     judge,
     sticker_confidence,
     weigh,
@@ -67,6 +68,7 @@ from cubebot.calibration.colour_space import (lab_features, linear_to_lab, read_
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
+from cubebot.calibration.reflectance import reflectance_reading
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
@@ -127,8 +129,8 @@ class ScanKind(Enum):
         the rule that has read them with no wrong cube (``SYNTHETIC_RULE``).
         """
         if self is ScanKind.FACE_ON:
-            return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE}
-        return {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE}
+            return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE, "confirm": True}
+        return {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE, "confirm": False}
 
 
 @dataclass(frozen=True)
@@ -221,13 +223,16 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     a shape: on the real 2x2 scans the full shape stopped in a worse reading).
     ``shading`` fits a shade gradient across each 3x3 face (a 2x2 face has too few stickers);
     ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
+    ``confirm``: a reading the rule doubts is read again by the light
+    (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
+    a sticker, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.weigh`).
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
                  profile: ProfileLike = False, lightness_weight: float = 0.5,
                  max_iter: int = 6, max_overruled: Optional[int] = None,
                  shape: str = "full", shading: bool = True,
-                 rule: GapRule = CALIBRATED_RULE) -> None:
+                 rule: GapRule = CALIBRATED_RULE, confirm: bool = True) -> None:
         self.size = size
         self.order = order
         self.scheme = scheme
@@ -238,6 +243,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         self.shape = shape
         self.shading = shading
         self.rule = rule
+        self.confirm = confirm
 
     # -- the perceptual space -------------------------------------------------------------------
 
@@ -316,7 +322,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         if self.size == 2:
             last = self._likeliest_start(last, balanced, features, trust, faces_of)
         self.n_iter_ = last.iteration
-        self._finish(last, scheme, profile is not None)
+        self._finish(last, scheme, profile is not None, rgb)
         return self
 
     def _settle(self, balanced: np.ndarray, features: np.ndarray, refs: np.ndarray,
@@ -589,9 +595,11 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             gains[face] = max(exposure, 1e-3) * balance
         return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
 
-    def _finish(self, last: "_Pass", scheme: ColourScheme, profile_used: bool) -> None:
+    def _finish(self, last: "_Pass", scheme: ColourScheme, profile_used: bool,
+                rgb: np.ndarray) -> None:
         """Weigh and judge the last pass's reading (:mod:`cubebot.calibration.acceptance`) and
-        store the results.
+        store the results. A reading the rule doubts is read again by the light (``confirm``;
+        the samples ``rgb``) and weighed with the stickers that reading confirms.
 
         Raises:
             DoubtfulStickersError: a sign of a bad scan, or a sticker under
@@ -599,7 +607,16 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 be and the one thing to do).
             BrokenCubeError: the stickers' own colours show a cube no turning reaches.
         """
-        verdict = weigh(self._reading(last))
+        reading = self._reading(last)
+        verdict = weigh(reading)
+        if self.confirm and not verdict.accepted:
+            second = reflectance_reading(rgb, self.size, verdict.labels, scheme)
+            confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
+                                           last.trust)
+            if confirmed.any():
+                verdict = weigh(reading, confirmed)
+                log.info("the reading by the light confirms %d of %d stickers",
+                         int(confirmed.sum()), len(confirmed))
         self.verdict_ = verdict
         judge(verdict, self.size, colours=self._colour_names(last, verdict, scheme),
               with_profile=profile_used)

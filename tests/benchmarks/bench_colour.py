@@ -61,8 +61,10 @@ def real_scans(folder: Path) -> list[tuple[str, int, list]]:
 
 
 #: the two models every row is given for: (name, ColourClassifier options)
-MODELS: tuple[tuple[str, dict], ...] = (("before", {"shape": "round", "shading": False}),
-                                        ("after", {}))
+MODELS: tuple[tuple[str, dict], ...] = (
+    ("before", {"shape": "round", "shading": False, "confirm": False}),
+    ("colour model alone", {"confirm": False}),  # after, without the reading by the light
+    ("after", {}))
 
 
 def model_options(name: str) -> dict:

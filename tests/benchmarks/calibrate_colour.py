@@ -83,7 +83,8 @@ def readings(size: int, seeds: range, real: bool = True) -> list[Found]:
     found = []
 
     def one(source: str, rgb: object, truth: str) -> None:
-        model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size])
+        model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size],
+                                 confirm=False)
         try:
             model.fit(rgb)
         except DoubtfulStickersError:
@@ -143,7 +144,8 @@ def photo_scans(size: int, seeds: range) -> list[PhotoScan]:
             for turn_u, turn_d in itertools.product(range(4), repeat=2):
                 scan.views = dict(original, U=original["U"].turned(turn_u),
                                   D=original["D"].turned(turn_d))
-                model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size])
+                model = ColourClassifier(size, profile=False, max_overruled=WIDEST[size],
+                                         confirm=False)
                 try:
                     model.fit(scan.rgb, spread=scan.spread)
                 except CalibrationError:

@@ -1,0 +1,114 @@
+"""The reading by the light (reflectance model) and the confirmation it gives the colour model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cubebot.calibration import DoubtfulStickersError
+from cubebot.calibration.acceptance import CONFIRMING_GAP, confirmed_stickers
+from cubebot.calibration.classifier import ColourClassifier
+from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.reflectance import reflectance_reading, sticker_costs
+from cubebot.calibration.scheme import load_scheme
+from cubebot.calibration.stress import CONDITIONS, random_scan
+from cubebot.solver.notation import FACE_LETTERS
+
+SCHEME = load_scheme(None)
+REFLECTANCES = srgb_to_linear(SCHEME.rgb_array)  # U R F D L B: white red green yellow orange blue
+WARM_LAMP = np.array([1.0, 0.75, 0.5])
+
+
+def _labels(facelets: str) -> np.ndarray:
+    return np.array([FACE_LETTERS.index(c) for c in facelets])
+
+
+def test_a_sticker_costs_least_in_its_own_colour_at_any_brightness() -> None:
+    lamps = np.tile(WARM_LAMP, (6, 1))
+    for colour in range(6):
+        for brightness in (0.3, 1.0, 1.8):
+            rgb = linear_to_srgb(REFLECTANCES[colour] * WARM_LAMP * brightness)
+            cost = sticker_costs(np.tile(rgb, (6, 1)), REFLECTANCES, lamps, np.arange(6))
+            assert np.isfinite(cost).all()
+            assert (cost.argmin(axis=1) == colour).all(), (colour, brightness, cost[0])
+
+
+def test_a_glared_sticker_can_be_its_colour_and_a_clipped_one_costs_finitely() -> None:
+    lamps = np.tile(WARM_LAMP, (6, 1))
+    green = REFLECTANCES[FACE_LETTERS.index("F")] * WARM_LAMP
+    # half the sticker is the lamp's own light reflected off it: pale, but still green
+    glared = linear_to_srgb(0.5 * green + 0.5 * WARM_LAMP * 1.2)
+    clipped = np.array([255.0, 255.0, 240.0])
+    cost = sticker_costs(np.tile(np.vstack([glared, clipped]), (3, 1)), REFLECTANCES, lamps,
+                         np.repeat(np.arange(6), 1))
+    # as plausible as a pale white (within the price of glare), far likelier than any other
+    green_cost, white_cost = cost[0, FACE_LETTERS.index("F")], cost[0, FACE_LETTERS.index("U")]
+    assert green_cost < white_cost + 3.0
+    assert all(green_cost < cost[0, FACE_LETTERS.index(c)] - 3.0 for c in "RDLB")
+    assert np.isfinite(cost).all() and (cost < 1e6).all()
+
+
+def test_a_clean_scan_is_read_right_and_sure_by_the_light() -> None:
+    truth, scan = random_scan(3, CONDITIONS["easy"], 11)
+    reading = reflectance_reading(scan, 3, _labels(truth), SCHEME)
+    assert "".join(FACE_LETTERS[i] for i in reading.labels) == truth
+    assert (reading.gap >= CONFIRMING_GAP).all()
+
+
+def test_a_visibly_twisted_corner_is_not_confirmed() -> None:
+    # the light reads the stickers as they are; a real cube must turn the corner back, and the
+    # cube being broken is the rival that stays close
+    truth, scan = random_scan(3, CONDITIONS["easy"], 12, twisted_corner=True)
+    untwisted = ColourClassifier(3, profile=False, confirm=False)
+    with pytest.raises(Exception):
+        untwisted.fit(scan)  # reported broken by the colour model
+    labels = _labels(truth)
+    reading = reflectance_reading(scan, 3, labels, SCHEME)
+    moved = reading.labels != labels
+    assert moved.sum() == 3  # one corner read in the turn a real cube allows
+    assert (reading.gap[moved] < CONFIRMING_GAP).all()
+
+
+def test_only_the_same_cube_read_clearly_confirms_stickers() -> None:
+    labels = np.repeat(np.arange(6), 9)
+    sure = np.full(54, 50.0)
+    assert confirmed_stickers(labels, labels, sure).all()
+    other = labels.copy()
+    other[[0, 9]] = other[[9, 0]]
+    assert not confirmed_stickers(labels, other, sure).any()
+    unsure = sure.copy()
+    unsure[5] = CONFIRMING_GAP / 2
+    assert confirmed_stickers(labels, labels, unsure).sum() == 53
+    trust = np.ones(54)
+    trust[7] = 0.2  # the sampler saw this one blotchy: its own colour is no witness
+    assert not confirmed_stickers(labels, labels, sure, trust)[7]
+
+
+@pytest.mark.parametrize("size, seeds", [(3, range(7000, 7030)), (2, range(7000, 7030))])
+def test_the_confirmation_reads_hard_light_the_rule_alone_refuses(size: int,
+                                                                  seeds: range) -> None:
+    confirmed = alone = 0
+    for seed in seeds:
+        truth, scan = random_scan(size, CONDITIONS["hard"], seed)
+        for confirm in (True, False):
+            model = ColourClassifier(size, profile=False, confirm=confirm)
+            try:
+                model.fit(scan)
+            except DoubtfulStickersError:
+                continue
+            assert model.facelets_ == truth, f"wrong cube accepted (seed {seed}, {confirm})"
+            if confirm:
+                confirmed += 1
+            else:
+                alone += 1
+    assert confirmed >= alone + 3, (confirmed, alone)
+
+
+def test_a_twisted_corner_hidden_in_glare_is_not_accepted_by_a_confirmation() -> None:
+    # a hostile 3x3 of the calibration sweep: the twisted corner's three stickers are all
+    # glare, so no reading of the colours sees the twist, and the rest was confirmed by the
+    # light; the corner turned alone stays a rival the confirmation cannot lower
+    names = list(CONDITIONS)
+    truth, scan = random_scan(3, CONDITIONS[names[359 % len(names)]], 359, twisted_corner=True)
+    with pytest.raises(DoubtfulStickersError):
+        ColourClassifier(3, profile=False).fit(scan)
