@@ -122,7 +122,7 @@ CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
 #: hostile one at 0.391). A 3x3 accepted no wrong reading at any share down to 0.3 and keeps
 #: the same share. At it, the validation sweep (seeds 1000-1299) accepted no wrong reading.
 CONFIRMED_SHARE = {3: 0.5, 2: 0.5}
-CONFIRMING_GAP = 2 * np.log(100.0)
+CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
 _BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule

@@ -24,6 +24,11 @@ every sticker taken out (:func:`~cubebot.calibration.colour_space.without_flare`
 from several starts: the likeliest fit is kept, and one from another start that reads another
 cube is one more rival reading.
 
+A face-on reading the acceptance rule doubts is read a second time by the light
+(:mod:`cubebot.calibration.reflectance`: reflectances lit by the lamp, each sticker at its own
+brightness, glare and clipping); the stickers that reading confirms need less gap
+(:func:`~cubebot.calibration.acceptance.weigh`).
+
 :func:`classify` wraps it for the pipeline and returns a :class:`Classification`.
 """
 
@@ -126,7 +131,8 @@ class ScanKind(Enum):
         gap 10.3 where it asked for 6.8): there the glare spots stay put, the stickers a rig
         hides have no colour of their own, and that sweep was never part of its calibration.
         Until a rule is calibrated on those scans as well, they keep the round scatter and
-        the rule that has read them with no wrong cube (``SYNTHETIC_RULE``).
+        the rule that has read them with no wrong cube (``SYNTHETIC_RULE``), and no reading by
+        the light confirms theirs (its share was calibrated on face-on scans only).
         """
         if self is ScanKind.FACE_ON:
             return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE, "confirm": True}
