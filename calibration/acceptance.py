@@ -19,7 +19,7 @@ the gaps of readings the rule would refuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
 import numpy as np
@@ -32,7 +32,8 @@ from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
            "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence",
-           "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP"]
+           "confirm", "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP",
+           "BROKEN_ODDS"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -123,7 +124,8 @@ CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
 #: the same share. At it, the validation sweep (seeds 1000-1299) accepted no wrong reading.
 CONFIRMED_SHARE = {3: 0.5, 2: 0.5}
 CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
-_BROKEN_PRIOR = 2 * np.log(100.0)  # cost of "the cube is broken": one scan in a hundred
+BROKEN_ODDS = 100.0  # one scan in this many shows a broken cube
+_BROKEN_PRIOR = 2 * np.log(BROKEN_ODDS)  # cost of "the cube is broken" (about 2 x nats)
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
@@ -190,20 +192,20 @@ class Verdict:
     next-cheapest class; ``scale`` the reading's scatter (weighted-Lab units); ``rival_gap``
     the gap to rival real cubes alone (``gap`` also counts "the cube is broken"),
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
-    included), and ``confirmed`` the stickers a second reader confirmed (:func:`weigh`).
+    included), and ``confirmed`` the stickers a second reader confirmed (:func:`confirm`).
     """
 
     facelets: str
     labels: np.ndarray
     gap: np.ndarray
+    rival_gap: np.ndarray
+    broken_gap: np.ndarray
     confidence: np.ndarray
     overruled: tuple[int, ...]
     margin: float
     required: float
     could_be: tuple[str, ...]
     scale: float = 0.0
-    rival_gap: Optional[np.ndarray] = None
-    broken_gap: Optional[np.ndarray] = None
     confirmed: tuple[int, ...] = ()
 
     @property
@@ -250,7 +252,7 @@ def _confidence(gap: np.ndarray, required: float) -> np.ndarray:
 
 def confirmed_stickers(labels: np.ndarray, second_labels: np.ndarray,
                        second_gap: np.ndarray, trust: Optional[np.ndarray] = None) -> np.ndarray:
-    """Return a mask of the stickers a second reader confirms (see :func:`weigh`).
+    """Return a mask of the stickers a second reader confirms (see :func:`confirm`).
 
     Both readings must be the same cube; a sticker is confirmed where the second reader's gap
     (nats) reaches :data:`CONFIRMING_GAP` and the sampler saw it clearly (``trust``).
@@ -408,14 +410,8 @@ def _check_repair(reading: Reading, face_of_class: np.ndarray, overruled: np.nda
         action=_reshoot(overruled, reading.size))
 
 
-def weigh(reading: Reading, confirmed: Optional[np.ndarray] = None) -> Verdict:
+def weigh(reading: Reading) -> Verdict:
     """Return the reading's real cube with each sticker's gap and calibrated confidence.
-
-    ``confirmed`` (optional, per sticker; :func:`confirmed_stickers`) marks the stickers a
-    second reader of the same scan read the same, sure of them: their gaps to rival real cubes
-    need only :data:`CONFIRMED_SHARE` of the gap the rule asks. Their gap to the cube being
-    broken, a piece turned alone in its place included, still needs all of it (the second
-    reader is not asked about broken cubes).
 
     Raises:
         DoubtfulStickersError: the scan is not a cube's colours at all (six loose groups,
@@ -448,27 +444,39 @@ def weigh(reading: Reading, confirmed: Optional[np.ndarray] = None) -> Verdict:
     letter_of_class = {int(c): facelets[i] for i, c in enumerate(reading.labels)}
     others = np.where(np.arange(6)[None, :] == reading.labels[:, None], np.inf, reading.cost)
     could_be = tuple(letter_of_class.get(int(c), "?") for c in others.argmin(axis=1))
-    confidence = _confidence(gap, required)
-    if confirmed is not None and np.any(confirmed):
-        lowered = np.minimum(_confidence(reading.sticker_margin,
-                                         required * CONFIRMED_SHARE[reading.size]),
-                             _confidence(broken, required))
-        confidence = np.where(confirmed, np.maximum(confidence, lowered), confidence)
     return Verdict(
         facelets=facelets,
         labels=np.array([FACE_LETTERS.index(c) for c in facelets]),
         gap=gap,
-        confidence=confidence,
+        rival_gap=np.asarray(reading.sticker_margin),
+        broken_gap=broken,
+        confidence=_confidence(gap, required),
         overruled=tuple(int(i) for i in overruled),
         margin=float(reading.margin),
         required=required,
         could_be=could_be,
         scale=float(reading.scale),
-        rival_gap=np.asarray(reading.sticker_margin),
-        broken_gap=broken,
-        confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)) if confirmed is not None
-        else (),
     )
+
+
+def confirm(verdict: Verdict, confirmed: np.ndarray, size: int) -> Verdict:
+    """Return the verdict with the stickers a second reader confirmed made surer.
+
+    ``confirmed`` (per sticker; :func:`confirmed_stickers`) marks the stickers a second reader
+    of the same scan read the same, sure of them: their gaps to rival real cubes need only
+    :data:`CONFIRMED_SHARE` of the gap the rule asks. Their gap to the cube being broken, a
+    piece turned alone in its place included, still needs all of it (the second reader is not
+    asked about broken cubes).
+
+    Raises:
+        KeyError: ``size`` is not 2 or 3.
+    """
+    lowered = np.minimum(_confidence(verdict.rival_gap,
+                                     verdict.required * CONFIRMED_SHARE[size]),
+                         _confidence(verdict.broken_gap, verdict.required))
+    confidence = np.where(confirmed, np.maximum(verdict.confidence, lowered), verdict.confidence)
+    return replace(verdict, confidence=confidence,
+                   confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)))
 
 
 def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] = None,

@@ -56,6 +56,7 @@ from cubebot.calibration.acceptance import (
     LooseReading,
     Reading,
     Verdict,
+    confirm,
     confirmed_stickers,
     judge,
     sticker_confidence,
@@ -605,7 +606,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 rgb: np.ndarray) -> None:
         """Weigh and judge the last pass's reading (:mod:`cubebot.calibration.acceptance`) and
         store the results. A reading the rule doubts is read again by the light (``confirm``;
-        the samples ``rgb``) and weighed with the stickers that reading confirms.
+        the samples ``rgb``), and the stickers that reading confirms are made surer.
 
         Raises:
             DoubtfulStickersError: a sign of a bad scan, or a sticker under
@@ -613,14 +614,13 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 be and the one thing to do).
             BrokenCubeError: the stickers' own colours show a cube no turning reaches.
         """
-        reading = self._reading(last)
-        verdict = weigh(reading)
+        verdict = weigh(self._reading(last))
         if self.confirm and not verdict.accepted:
             second = reflectance_reading(rgb, self.size, verdict.labels, scheme)
             confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
                                            last.trust)
             if confirmed.any():
-                verdict = weigh(reading, confirmed)
+                verdict = confirm(verdict, confirmed, self.size)
                 log.info("the reading by the light confirms %d of %d stickers",
                          int(confirmed.sum()), len(confirmed))
         self.verdict_ = verdict

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import log_ndtr  # type: ignore[import-untyped]
+from scipy.special import log_ndtr, logsumexp  # type: ignore[import-untyped]
 
+from cubebot.calibration.acceptance import BROKEN_ODDS
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.scheme import ColourScheme, orientations
@@ -53,7 +54,8 @@ _GLARE_SHARE = 0.06  # share of stickers with some of the lamp's light reflected
 _GLARE_WASHES = np.linspace(0.2, 0.9, 8)  # how much of a glared sticker is the lamp's light
 _GLARE_LEVEL = 1.2  # a glare spot's brightness against the lamp's white at the face's exposure
 _CLIPPED = 250.0  # a channel at or above this is clipped: it tells no reflectance
-_BROKEN = np.log(100.0)  # nats: the prior cost of "the cube is broken" (one scan in a hundred)
+_SENSOR_TOP, _SENSOR_BOTTOM = 254.5, 0.5  # a channel past these is at the sensor's end
+_BROKEN = np.log(BROKEN_ODDS)  # nats: the prior cost of "the cube is broken"
 _ROUNDS = 2  # re-estimates of reflectances and face balances from the reading
 
 
@@ -88,7 +90,7 @@ def _log_likelihood(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     """
     z = (observed - predicted) / _NOISE
     per_channel = -0.5 * z * z - np.log(_NOISE * np.sqrt(2.0 * np.pi))
-    top, bottom = observed >= 254.5, observed <= 0.5
+    top, bottom = observed >= _SENSOR_TOP, observed <= _SENSOR_BOTTOM
     if top.any() or bottom.any():
         per_channel = np.where(top, log_ndtr(-(255.0 - predicted) / _NOISE), per_channel)
         per_channel = np.where(bottom, log_ndtr(-predicted / _NOISE), per_channel)
@@ -96,10 +98,8 @@ def _log_likelihood(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
 
 
 def _log_mean_exp(values: np.ndarray) -> np.ndarray:
-    """Return log(mean(exp(values))) over the last axis, without overflow."""
-    top = values.max(axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    return np.asarray(np.log(np.exp(values - top).mean(axis=-1)) + top[..., 0])
+    """Return log(mean(exp(values))) over the last axis."""
+    return np.asarray(logsumexp(values, axis=-1) - np.log(values.shape[-1]))
 
 
 def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
@@ -117,7 +117,7 @@ def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
     variants = np.concatenate([lit[None], (1.0 - washes) * lit[None] + washes * shine[None]])
     predicted = linear_to_srgb(variants)
     cost = np.empty((len(rgb), 6))
-    clipped = ((rgb >= 254.5) | (rgb <= 0.5)).any(axis=1)
+    clipped = ((rgb >= _SENSOR_TOP) | (rgb <= _SENSOR_BOTTOM)).any(axis=1)
     for face, clips in itertools.product(range(6), (False, True)):
         # the stickers of a face with no clipped channel skip the clipped channels' sums
         mine = (faces_of == face) & (clipped == clips)
@@ -156,7 +156,8 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
     """
     new = reflectances.copy()
     for colour in range(6):
-        own = linear[(labels == colour) & clear] / lamps[faces_of[(labels == colour) & clear]]
+        mine = (labels == colour) & clear
+        own = linear[mine] / lamps[faces_of[mine]]
         if len(own) >= 2:
             share = np.maximum(np.median(own / np.maximum(own.sum(axis=1, keepdims=True), 1e-9),
                                          axis=0), 1e-3)
@@ -188,7 +189,7 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     scheme_linear = srgb_to_linear(scheme.rgb_array)
     lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
     reflectances = _holding(linear, labels, lamp, scheme_linear)
-    lamps = np.tile(linear.mean(axis=0) / reflectances.mean(axis=0), (6, 1))
+    lamps = np.tile(lamp, (6, 1))
     cost = sticker_costs(rgb, reflectances, lamps, faces_of)
     reading = label_pieces(cost, size)
     for _ in range(_ROUNDS):

@@ -60,7 +60,7 @@ def real_scans(folder: Path) -> list[tuple[str, int, list]]:
     return found
 
 
-#: the two models every row is given for: (name, ColourClassifier options)
+#: the models every row is given for: (name, ColourClassifier options)
 MODELS: tuple[tuple[str, dict], ...] = (
     ("before", {"shape": "round", "shading": False, "confirm": False}),
     ("colour model alone", {"confirm": False}),  # after, without the reading by the light

@@ -20,6 +20,7 @@ accepted per source at several shares, and checks the chosen share on a validati
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 from typing import Iterator, Optional
 
@@ -76,10 +77,9 @@ def outcomes(size: int, seeds: range, real: bool = True) -> list[Outcome]:
     found = []
     for source, samples, truth, twisted in _scans(size, seeds, real):
         model = ColourClassifier(size, profile=False)
-        try:
+        # a refusal keeps its verdict (when one was weighed): it says at what share it reads
+        with contextlib.suppress(CalibrationError):
             model.fit(samples)
-        except CalibrationError:
-            pass  # refused: the verdict (when one was weighed) says at what share it reads
         verdict = getattr(model, "verdict_", None)
         if verdict is None:
             found.append((source, None, False))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cubebot.calibration import DoubtfulStickersError
+from cubebot.calibration import BrokenCubeError, DoubtfulStickersError
 from cubebot.calibration.acceptance import CONFIRMING_GAP, confirmed_stickers
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
@@ -40,7 +40,7 @@ def test_a_glared_sticker_can_be_its_colour_and_a_clipped_one_costs_finitely() -
     glared = linear_to_srgb(0.5 * green + 0.5 * WARM_LAMP * 1.2)
     clipped = np.array([255.0, 255.0, 240.0])
     cost = sticker_costs(np.tile(np.vstack([glared, clipped]), (3, 1)), REFLECTANCES, lamps,
-                         np.repeat(np.arange(6), 1))
+                         np.arange(6))
     # as plausible as a pale white (within the price of glare), far likelier than any other
     green_cost, white_cost = cost[0, FACE_LETTERS.index("F")], cost[0, FACE_LETTERS.index("U")]
     assert green_cost < white_cost + 3.0
@@ -60,7 +60,7 @@ def test_a_visibly_twisted_corner_is_not_confirmed() -> None:
     # cube being broken is the rival that stays close
     truth, scan = random_scan(3, CONDITIONS["easy"], 12, twisted_corner=True)
     untwisted = ColourClassifier(3, profile=False, confirm=False)
-    with pytest.raises(Exception):
+    with pytest.raises(BrokenCubeError):
         untwisted.fit(scan)  # reported broken by the colour model
     labels = _labels(truth)
     reading = reflectance_reading(scan, 3, labels, SCHEME)
