@@ -75,7 +75,8 @@ from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleE
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.reflectance import reflectance_reading
-from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme, orientations
+from cubebot.calibration.scheme import (ColourScheme, SchemeLike, load_scheme, nearest_holding,
+                                        orientations)
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
@@ -496,9 +497,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         if self.size == 2:
             return np.asarray(known)
         centres = features[list(centre_facelets())]
-        holdings = orientations()
-        fit = ((centres[None, :, :] - known[holdings]) ** 2).sum(axis=(1, 2))
-        best = holdings[int(fit.argmin())]
+        best = nearest_holding(((centres[:, None, :] - known[None, :, :]) ** 2).sum(axis=-1))
         log.debug("profile: the centres match the scheme held as %s", best.tolist())
         return np.asarray(known[best])
 
@@ -657,9 +656,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         final = verdict.labels
         means = np.array([last.features[final == f].mean(axis=0) for f in range(6)])
         reference = self._features(srgb_to_linear(scheme.rgb_array))
-        holdings = orientations()
-        fit = ((means[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
-        best = holdings[int(fit.argmin())]
+        best = nearest_holding(((means[:, None, :] - reference[None, :, :]) ** 2).sum(axis=-1))
         return {FACE_LETTERS[f]: scheme.colours[int(best[f])] for f in range(6)}
 
 

@@ -15,7 +15,7 @@ from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
 from cubebot.calibration.errors import DoubtfulStickersError, ProfileError
 from cubebot.calibration.profile import ColourProfile
-from cubebot.calibration.scheme import SchemeLike, load_scheme, orientations
+from cubebot.calibration.scheme import SchemeLike, load_scheme, nearest_holding
 
 __all__ = ["learn_profile"]
 
@@ -24,9 +24,7 @@ log = logging.getLogger(__name__)
 
 def _colour_of_faces(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Return, for each face class, the scheme face whose colour it is (best of 24 holdings)."""
-    holdings = orientations()
-    fit = ((lab[None, :, :] - reference[holdings]) ** 2).sum(axis=(1, 2))
-    return np.asarray(holdings[int(fit.argmin())])
+    return nearest_holding(((lab[:, None, :] - reference[None, :, :]) ** 2).sum(axis=-1))
 
 
 def learn_profile(scans: Iterable[tuple[object, int, Optional[str]]], *,

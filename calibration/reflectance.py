@@ -40,7 +40,7 @@ from scipy.special import log_ndtr, logsumexp  # type: ignore[import-untyped]
 from cubebot.calibration.acceptance import BROKEN_ODDS
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.pieces import label_pieces, loose_labelling
-from cubebot.calibration.scheme import ColourScheme, orientations
+from cubebot.calibration.scheme import ColourScheme, nearest_holding
 
 __all__ = ["ReflectanceReading", "reflectance_reading"]
 
@@ -141,9 +141,7 @@ def _holding(linear: np.ndarray, labels: np.ndarray, lamp: np.ndarray,
     mismatch = (((shown_share[:, None] - scheme_share[None]) ** 2).sum(axis=-1)
                 + 0.05 * (np.log(np.maximum(shown.sum(axis=1), 1e-9))[:, None]
                           - np.log(scheme.sum(axis=1))[None]) ** 2)
-    holdings = orientations()
-    best = holdings[int(mismatch[np.arange(6)[None, :], holdings].sum(axis=1).argmin())]
-    return np.asarray(scheme[best])
+    return np.asarray(scheme[nearest_holding(mismatch)])
 
 
 def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of: np.ndarray,

@@ -23,7 +23,7 @@ from cubebot.solver.notation import FACE_LETTERS, Move
 from cubebot.solver.validation import COLOUR_NAMES
 
 __all__ = ["ColourScheme", "SchemeLike", "load_scheme", "scheme_names", "orientations",
-           "NAMED_COLOURS"]
+           "nearest_holding", "NAMED_COLOURS"]
 
 #: Typical sticker colours (sRGB) by name: the schemes' colours and the names a custom scheme
 #: may use. The six usual colours are named as the solver names them in its messages (by the
@@ -219,3 +219,14 @@ def orientations() -> np.ndarray:
                 frontier.append(turned)
     rows = sorted(seen, key=lambda k: (k != tuple(range(6)), k))
     return np.array(rows, dtype=np.intp)
+
+
+def nearest_holding(mismatch: np.ndarray) -> np.ndarray:
+    """Return the holding (a row of :func:`orientations`) whose colours best fit those seen.
+
+    ``mismatch[f, c]`` (6, 6) is how badly the colours seen on face ``f`` fit reference face
+    ``c``'s colour; the holding with the least total over the six faces is returned.
+    """
+    holdings = orientations()
+    total = mismatch[np.arange(6)[None, :], holdings].sum(axis=1)
+    return np.asarray(holdings[int(total.argmin())])
