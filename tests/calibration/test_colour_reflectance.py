@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from cubebot.calibration import BrokenCubeError, DoubtfulStickersError
-from cubebot.calibration.acceptance import CONFIRMING_GAP, confirmed_stickers
+from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CONFIRMED_SHARE, CONFIRMING_GAP,
+                                            Verdict, confirm, confirmed_stickers)
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
-from cubebot.calibration.reflectance import reflectance_reading, sticker_costs
+from cubebot.calibration.reflectance import light_field, reflectance_reading, sticker_costs
 from cubebot.calibration.scheme import load_scheme
 from cubebot.calibration.stress import CONDITIONS, random_scan
 from cubebot.solver.notation import FACE_LETTERS
@@ -48,6 +49,40 @@ def test_a_glared_sticker_can_be_its_colour_and_a_clipped_one_costs_finitely() -
     assert np.isfinite(cost).all() and (cost < 1e6).all()
 
 
+def test_the_light_field_follows_a_shadow_across_a_face_and_not_a_glare_spot() -> None:
+    size, shadow = 3, 0.35
+    rng = np.random.default_rng(5)
+    per_face = size * size
+    rows, cols = np.divmod(np.arange(6 * per_face) % per_face, size)
+    across = 2.0 * cols / (size - 1) - 1.0
+    exposure = np.repeat(rng.normal(0.0, 0.4, 6), per_face)
+    truth = exposure - shadow * across  # a shadow deepening to the right on every face
+    brightness = truth + rng.normal(0.0, 0.05, len(truth))
+    glared = 1  # far brighter than its face: it must not pull the others' fit
+    brightness[glared] += 1.5
+    centre, spread = light_field(brightness, np.ones(len(truth), dtype=bool), size)
+    assert np.abs(centre - truth).max() < 0.2, np.abs(centre - truth).max()
+    assert (spread > 0.2).all() and (spread < 0.6).all()
+    assert abs(brightness[glared] - centre[glared]) > 3 * spread[glared]
+
+
+def test_beside_its_face_a_dark_sticker_is_the_darker_of_two_look_alikes() -> None:
+    # orange as a brighter red (one hue): a free brightness cannot tell them apart, the face's
+    # light field can
+    red = REFLECTANCES[FACE_LETTERS.index("R")]
+    reflectances = REFLECTANCES.copy()
+    reflectances[FACE_LETTERS.index("L")] = red * 1.6
+    lamps = np.tile(WARM_LAMP, (6, 1))
+    rgb = np.tile(linear_to_srgb(red * WARM_LAMP), (6, 1))
+    free = sticker_costs(rgb, reflectances, lamps, np.arange(6))
+    field = (np.zeros(6), np.full(6, 0.25))
+    lit = sticker_costs(rgb, reflectances, lamps, np.arange(6), field)
+    red_i, orange_i = FACE_LETTERS.index("R"), FACE_LETTERS.index("L")
+    assert abs(free[0, orange_i] - free[0, red_i]) < 1.0
+    assert lit[0, orange_i] - lit[0, red_i] > 1.0
+    assert (lit.argmin(axis=1) == red_i).all()
+
+
 def test_a_clean_scan_is_read_right_and_sure_by_the_light() -> None:
     truth, scan = random_scan(3, CONDITIONS["easy"], 11)
     reading = reflectance_reading(scan, 3, _labels(truth), SCHEME)
@@ -84,6 +119,23 @@ def test_only_the_same_cube_read_clearly_confirms_stickers() -> None:
     assert not confirmed_stickers(labels, labels, sure, trust)[7]
 
 
+@pytest.mark.parametrize("size", [3, 2])
+def test_a_confirmed_sticker_needs_each_share_of_the_gap_and_an_unconfirmed_one_all(
+        size: int) -> None:
+    rival_share, broken_share = CONFIRMED_SHARE[size]
+    required = 20.0
+    # sticker 0 just past both shares, 1 short of the rival share, 2 short of the broken one
+    rival = np.array([rival_share, rival_share * 0.9, 1.0, 2.0]) * required + 0.01
+    broken = np.array([broken_share, 2.0, broken_share * 0.9, 0.5]) * required + 0.01
+    gap = np.minimum(rival, broken)
+    verdict = Verdict(facelets="", labels=np.zeros(4, dtype=int), gap=gap, rival_gap=rival,
+                      broken_gap=broken, confidence=np.full(4, 0.5), overruled=(), margin=0.0,
+                      required=required, could_be=("?",) * 4)
+    confirmed = confirm(verdict, np.array([True, True, True, False]), size)
+    assert list(confirmed.confidence >= ACCEPT_CONFIDENCE) == [True, False, False, False]
+    assert confirmed.confirmed == (0, 1, 2)
+
+
 @pytest.mark.parametrize("size, seeds", [(3, range(7000, 7030)), (2, range(7000, 7030))])
 def test_the_confirmation_reads_hard_light_the_rule_alone_refuses(size: int,
                                                                   seeds: range) -> None:
@@ -107,7 +159,8 @@ def test_the_confirmation_reads_hard_light_the_rule_alone_refuses(size: int,
 def test_a_twisted_corner_hidden_in_glare_is_not_accepted_by_a_confirmation() -> None:
     # a hostile 3x3 of the calibration sweep: the twisted corner's three stickers are all
     # glare, so no reading of the colours sees the twist, and the rest was confirmed by the
-    # light; the corner turned alone stays a rival the confirmation cannot lower
+    # light; the corner turned alone costs the light little too, so its stickers are not
+    # confirmed and still need the rule's whole gap
     names = list(CONDITIONS)
     truth, scan = random_scan(3, CONDITIONS[names[359 % len(names)]], 359, twisted_corner=True)
     with pytest.raises(DoubtfulStickersError):
