@@ -259,9 +259,9 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
     """Return reflectances and per-face lamps re-estimated from the reading ``labels``.
 
     A colour's reflectance is the median share of each channel among its unclipped stickers (its
-    brightness is kept: :func:`_colour_levels` learns it against the light fields). The lamp is
-    the grey-world cast of those reflectances, each face balanced to its own stickers (its
-    chroma only).
+    brightness is kept: on a 3x3 :func:`_colour_levels` learns it against the light fields).
+    The lamp is the grey-world cast of those reflectances, each face balanced to its own
+    stickers (its chroma only).
     """
     new = reflectances.copy()
     for colour in range(6):
@@ -282,19 +282,36 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
     return new, lamps
 
 
+def _field(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of: np.ndarray,
+           reflectances: np.ndarray, lamps: np.ndarray,
+           size: int) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """Return each sticker's light field (:func:`light_field`) under the reading ``labels``, or
+    None on a cube too small to fit one.
+
+    A 2x2's face has four stickers: three others cannot tell a slope from a glare spot, and an
+    exposure alone lost washed-out 2x2s (seeds 3000-3099: 77 read -> 71).
+    """
+    if size < _FIELD_SIZE:
+        return None
+    return light_field(_brightness(linear, labels, reflectances, lamps, faces_of), clear, size)
+
+
 def _colour_levels(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray,
                    faces_of: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
                    size: int) -> np.ndarray:
     """Return the reflectances with each colour's brightness learnt from the reading ``labels``:
     its stickers' median brightness against their faces' light fields (the lamp keeps the
-    overall level)."""
-    brightness = _brightness(linear, labels, reflectances, lamps, faces_of)
-    centre, _ = light_field(brightness, clear, size)
+    overall level). Without a field (a 2x2) brightness is free and they come back as they are.
+    """
+    field = _field(linear, clear, labels, faces_of, reflectances, lamps, size)
+    if field is None:
+        return reflectances
+    off = _brightness(linear, labels, reflectances, lamps, faces_of) - field[0]
     shift = np.zeros(6)
     for colour in range(6):
         mine = clear & (labels == colour)
         if mine.sum() >= 2:
-            shift[colour] = np.median(brightness[mine] - centre[mine])
+            shift[colour] = np.median(off[mine])
     return np.asarray(reflectances * np.exp(shift - shift.mean())[:, None])
 
 
@@ -315,23 +332,16 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
     reflectances = _holding(linear, labels, lamp, scheme_linear)
     lamps = np.tile(lamp, (6, 1))
-
-    def field(now: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
-        # a 2x2's face has four stickers: three others cannot tell a slope from a glare spot,
-        # and an exposure alone lost washed-out 2x2s (seeds 3000-3099: 77 read -> 71)
-        if size < _FIELD_SIZE:
-            return None
-        return light_field(_brightness(linear, now, reflectances, lamps, faces_of), clear, size)
-
-    cost = sticker_costs(rgb, reflectances, lamps, faces_of, field(labels))
+    field = _field(linear, clear, labels, faces_of, reflectances, lamps, size)
+    cost = sticker_costs(rgb, reflectances, lamps, faces_of, field)
     reading = label_pieces(cost, size)
     for _ in range(_ROUNDS):
         reflectances, lamps = _relearn(linear, clear, reading.labels, faces_of, reflectances,
                                        lamps)
-        if size >= _FIELD_SIZE:
-            reflectances = _colour_levels(linear, clear, reading.labels, faces_of,
-                                          reflectances, lamps, size)
-        cost = sticker_costs(rgb, reflectances, lamps, faces_of, field(reading.labels))
+        reflectances = _colour_levels(linear, clear, reading.labels, faces_of, reflectances,
+                                      lamps, size)
+        field = _field(linear, clear, reading.labels, faces_of, reflectances, lamps, size)
+        cost = sticker_costs(rgb, reflectances, lamps, faces_of, field)
         reading = label_pieces(cost, size)
     gap = reading.sticker_margin.copy()
     loose, loose_total = loose_labelling(cost, size)
