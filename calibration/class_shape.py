@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_shading"]
+__all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_design",
+           "face_shading"]
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
@@ -104,6 +105,13 @@ _SHADE_NOISE = 0.05  # std of one sticker's log brightness about the face's plan
 _SHADE_OUTLIER = 0.15  # log residual past which a sticker (glare, a misread) counts less
 
 
+def face_design(size: int) -> np.ndarray:
+    """Return (size*size, 3): per sticker of a face, 1 and its row and column about the face's
+    middle (a plane's design across the face, one sticker a step)."""
+    rows, cols = np.divmod(np.arange(size * size), size)
+    return np.stack([np.ones(size * size), rows - rows.mean(), cols - cols.mean()], axis=1)
+
+
 def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
     """Return a light factor per sticker (n,): a shade gradient across each face (geometric
     mean 1 per face).
@@ -120,8 +128,7 @@ def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
     wanted = targets[labels]
     ratio = (lit * wanted).sum(axis=1) / np.maximum((wanted * wanted).sum(axis=1), 1e-9)
     log_ratio = np.log(np.clip(ratio, 1e-3, 1e3))
-    rows, cols = np.divmod(np.arange(per_face), size)
-    design = np.stack([np.ones(per_face), rows - rows.mean(), cols - cols.mean()], axis=1)
+    design = face_design(size)
     ridge = np.diag([0.0, 1.0, 1.0]) * (_SHADE_NOISE / _SHADE_SLOPE) ** 2
     factor = np.ones(len(lit))
     for face in range(6):

@@ -44,6 +44,7 @@ import numpy as np
 from scipy.special import log_ndtr, logsumexp  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import BROKEN_ODDS, turned_in_place
+from cubebot.calibration.class_shape import face_design
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.scheme import ColourScheme, nearest_holding
@@ -127,24 +128,6 @@ def _log_mean_exp(values: np.ndarray) -> np.ndarray:
     return np.asarray(logsumexp(values, axis=-1) - np.log(values.shape[-1]))
 
 
-def _glare_mixed(ll: np.ndarray) -> np.ndarray:
-    """Return (m, colour) log-likelihoods from (m, variant, colour, D) ones: the plain sticker
-    (variant 0) or, at the glare prior, one of the glared variants."""
-    plain = _log_mean_exp(ll[:, 0])
-    glared = _log_mean_exp(ll[:, 1:].transpose(0, 2, 1, 3).reshape(len(ll), ll.shape[2], -1))
-    return np.asarray(np.logaddexp(np.log(1.0 - _GLARE_SHARE) + plain,
-                                   np.log(_GLARE_SHARE) + glared))
-
-
-def _variants(lit: np.ndarray, shine: np.ndarray) -> np.ndarray:
-    """Return sRGB predictions (variant, ...): ``lit`` plain, then washed by ``shine`` at each
-    of the glare's washes."""
-    washes = _GLARE_WASHES.reshape((-1,) + (1,) * lit.ndim)
-    return np.asarray(linear_to_srgb(np.concatenate([lit[None],
-                                                     (1.0 - washes) * lit[None]
-                                                     + washes * shine[None]])))
-
-
 def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
                   faces_of: np.ndarray,
                   field: Optional[tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
@@ -157,9 +140,12 @@ def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
     field every sticker's brightness is free.
     """
     light, glare = _draws()
-    # per face and colour: the plain sticker, then glared at each wash (variant, face, colour, D, 3)
+    washes = _GLARE_WASHES[:, None, None, None, None]  # against (1, faces, colours, D, 3)
     lit = reflectances[None, :, None, :] * lamps[:, None, None, :] * light[None, None]
-    predicted = _variants(lit, lamps[:, None, None, :] * glare[None, None, :, None])
+    shine = lamps[:, None, None, :] * glare[None, None, :, None]
+    # per face and colour: the plain sticker, then glared at each wash (variant, face, colour, D, 3)
+    variants = np.concatenate([lit[None], (1.0 - washes) * lit[None] + washes * shine[None]])
+    predicted = linear_to_srgb(variants)
     if field is not None:
         normal, own = _field_draws()
         centre, spread = field
@@ -174,21 +160,18 @@ def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
         mine = (faces_of == face) & (clipped == clips)
         if not mine.any():
             continue
-        seen = rgb[mine][:, None, None, None, :]
-        likelihood = _glare_mixed(_log_likelihood(seen, predicted[None, :, face]))
+        # (m, variant, colour, D)
+        ll = _log_likelihood(rgb[mine][:, None, None, None, :], predicted[None, :, face])
+        plain = _log_mean_exp(ll[:, 0])
+        glared = _log_mean_exp(ll[:, 1:].transpose(0, 2, 1, 3).reshape(len(ll), 6, -1))
+        likelihood = np.logaddexp(np.log(1.0 - _GLARE_SHARE) + plain,
+                                  np.log(_GLARE_SHARE) + glared)
         if field is not None:
-            following = _log_mean_exp(_log_likelihood(seen[:, 0], along[mine]))
+            following = _log_mean_exp(_log_likelihood(rgb[mine][:, None, None, :], along[mine]))
             likelihood = np.logaddexp(np.log(1.0 - _FIELD_SHARE) + likelihood,
                                       np.log(_FIELD_SHARE) + following)
         cost[mine] = -likelihood
     return np.minimum(cost, 1e6)
-
-
-def _design(size: int) -> np.ndarray:
-    """Return (size*size, 3): per sticker of a face, 1 and its column and row from -1 to 1."""
-    rows, cols = np.divmod(np.arange(size * size), size)
-    return np.stack([np.ones(size * size), 2.0 * cols / (size - 1) - 1.0,
-                     2.0 * rows / (size - 1) - 1.0], axis=1)
 
 
 def _brightness(linear: np.ndarray, labels: np.ndarray, reflectances: np.ndarray,
@@ -226,19 +209,18 @@ def light_field(brightness: np.ndarray, usable: np.ndarray,
     sets no other's, and so on for up to a quarter of the face. The std is the field's spread
     (:data:`_FIELD_SPREAD`) with the fit's own uncertainty.
     """
-    design = _design(size)
+    design = face_design(size)
     per_face = size * size
     centre, spread = np.empty(len(brightness)), np.empty(len(brightness))
     for face in range(len(brightness) // per_face):
         here = slice(face * per_face, (face + 1) * per_face)
         fits = usable[here].copy()
-        for _ in range(per_face // 4):
+        for dropped in range(per_face // 4 + 1):
             centre[here], spread[here] = _predict(brightness[here], fits, design)
             off = np.where(fits, np.abs(brightness[here] - centre[here]) / spread[here], 0.0)
-            if off.max() <= _OUTLIER:
+            if dropped == per_face // 4 or off.max() <= _OUTLIER:
                 break
             fits[off.argmax()] = False
-        centre[here], spread[here] = _predict(brightness[here], fits, design)
     return centre, spread
 
 
