@@ -499,13 +499,14 @@ def confirm(verdict: Verdict, confirmed: np.ndarray, size: int) -> Verdict:
 
 
 def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] = None,
-          with_profile: bool = False) -> None:
+          offer_profile: bool = True) -> None:
     """Return when every sticker of the verdict reaches :data:`ACCEPT_CONFIDENCE`.
 
-    ``colours`` (face letter -> colour name) lets the message name colours; ``with_profile``
-    says whether a colour profile was used, which picks the one action the message asks for:
-    without one, calibrating a profile (it tells look-alike colours apart under the user's
-    light); with one, re-shooting the faces of the named stickers.
+    ``colours`` (face letter -> colour name) lets the message name colours; ``offer_profile``
+    picks the one action the message asks for: calibrating a colour profile (it seeds the
+    colour groups under the user's light), or, when a profile was used already or would not
+    take part in the reading (a 3x3 read face on is seeded by its own centres), re-shooting
+    the faces of the named stickers.
 
     Raises:
         DoubtfulStickersError: naming the weakest stickers (the ones a rival cube reads
@@ -519,7 +520,7 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
     near = weakest + 0.25 * verdict.required
     doubtful = doubtful[verdict.gap[doubtful] <= near]
     doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
-    action = _reshoot(doubtful, size) if with_profile else PROFILE_ACTION
+    action = PROFILE_ACTION if offer_profile else _reshoot(doubtful, size)
     raise DoubtfulStickersError(
         doubtful, size,
         "more than one real cube fits their colours (the runner-up is "

@@ -623,8 +623,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 log.info("the reading by the light confirms %d of %d stickers",
                          int(confirmed.sum()), len(confirmed))
         self.verdict_ = verdict
+        # a face-on 3x3 is seeded by its own centres: a profile would not change its reading
         judge(verdict, self.size, colours=self._colour_names(last, verdict, scheme),
-              with_profile=profile_used)
+              offer_profile=not profile_used and not self._full_shape())
         final = verdict.labels
         self.cluster_centers_ = np.array(
             [last.features[final == f].mean(axis=0) for f in range(6)])

@@ -18,12 +18,15 @@ from cubebot.calibration import (
     DoubtfulStickersError,
     ScanKind,
     classify,
+    learn_profile,
 )
 from cubebot.calibration.acceptance import CALIBRATED_RULE, SYNTHETIC_RULE
 from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, ColourClassifier, sticker_confidence
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
-from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan, render_scan
+from cubebot.calibration.stress import (CONDITIONS, one_lamp, random_scan, render_scan,
+                                        solved_shots)
 from cubebot.solver import Cube
+from cubebot.solver.notation import FACE_LETTERS
 
 
 @pytest.fixture(autouse=True)
@@ -162,8 +165,42 @@ def test_stickers_that_could_trade_places_are_refused_by_name(
     # the message names the two colours each could be, and the one thing to do
     assert "red or orange?" in str(doubt) or "orange or red?" in str(doubt)
     assert doubt.colours["R"] == "red" and doubt.colours["L"] == "orange"
-    assert "calibrate colours" in doubt.action and doubt.action in str(doubt)
+    # a face-on 3x3 is seeded by its own centres, so a profile would not change the reading:
+    # the one thing to do is to re-shoot the faces of the named stickers
+    faces = sorted({FACE_LETTERS[i // 9] for i in doubt.stickers}, key=FACE_LETTERS.index)
+    assert doubt.action.startswith("re-shoot face(s) " + " ".join(faces))
+    assert "calibrate colours" not in doubt.action and doubt.action in str(doubt)
     assert doubt.reason in str(doubt)
+
+
+def test_a_doubtful_2x2_asks_for_a_profile_and_with_one_for_a_reshoot() -> None:
+    # a 2x2's colour groups are seeded by a profile: without one, calibrating it is the one
+    # action; with one, re-shooting the named faces
+    solved = Cube.solved(2).facelets
+    profile = learn_profile([(solved_shots(2, CONDITIONS["easy"], 0)[0], 2, solved)])
+    asked = 0
+    for seed in range(7000, 7040):
+        truth, scan = random_scan(2, CONDITIONS["hostile"], seed)
+        try:
+            classify(scan, 2, profile=False)
+        except BrokenCubeError:
+            continue
+        except DoubtfulStickersError as doubt:
+            if not doubt.read_as:
+                continue  # not a cube's colours at all: re-shooting is the action anyway
+            assert "calibrate colours" in doubt.action
+            try:
+                facelets = classify(scan, 2, profile=profile).facelets
+            except BrokenCubeError:
+                continue
+            except DoubtfulStickersError as again:
+                assert again.action.startswith("re-shoot face(s)")
+                asked += 1
+                if asked == 5:
+                    return
+                continue
+            assert facelets == truth
+    assert asked >= 5, f"only {asked} hostile 2x2s refused with and without a profile"
 
 
 def test_one_ambiguous_sticker_is_decided_by_the_cube() -> None:
