@@ -272,13 +272,16 @@ def _face_balance(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
 
 
 def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of: np.ndarray,
-             reflectances: np.ndarray, lamps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             reflectances: np.ndarray, lamps: np.ndarray,
+             size: int) -> tuple[np.ndarray, np.ndarray]:
     """Return reflectances and per-face lamps re-estimated from the reading ``labels``.
 
     A colour's reflectance is the median share of each channel among its unclipped stickers (its
     brightness is kept: on a 3x3 :func:`_colour_levels` learns it against the light fields).
     The lamp is the grey-world cast of those reflectances, each face balanced to its own
-    stickers (its chroma only, glare weighted down: :func:`_face_balance`).
+    stickers (its chroma only). A 3x3's face weighs glare down (:func:`_face_balance`); a 2x2's
+    four stickers are too few to tell a glare spot from the face's light, and so weighed, the
+    light confirmed a wrong hostile 2x2 (``bench_colour_tail.py``, seed 4227): they count alike.
     """
     new = reflectances.copy()
     for colour in range(6):
@@ -292,9 +295,14 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
     lamps = np.tile(lamp, (6, 1))
     for face in range(6):
         mine = (faces_of == face) & clear
-        if mine.sum() >= 2:
+        if mine.sum() < 2:
+            continue
+        if size >= _FIELD_SIZE:
             balance = _face_balance(linear[mine], new[labels[mine]] * lamp)
-            lamps[face] = lamp * np.exp(balance - balance.mean())
+        else:
+            balance = np.log(np.maximum(linear[mine].sum(axis=0), 1e-6)
+                             / np.maximum((new[labels[mine]] * lamp).sum(axis=0), 1e-6))
+        lamps[face] = lamp * np.exp(balance - balance.mean())
     return new, lamps
 
 
@@ -353,7 +361,7 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     reading = label_pieces(cost, size)
     for _ in range(_ROUNDS):
         reflectances, lamps = _relearn(linear, clear, reading.labels, faces_of, reflectances,
-                                       lamps)
+                                       lamps, size)
         reflectances = _colour_levels(linear, clear, reading.labels, faces_of, reflectances,
                                       lamps, size)
         field = _field(linear, clear, reading.labels, faces_of, reflectances, lamps, size)

@@ -181,3 +181,14 @@ def test_a_glared_sticker_does_not_tilt_its_face_light_into_a_wrong_confirmation
     wrong = {int(i) for i in np.flatnonzero(verdict.labels != _labels(truth))}
     assert wrong, "the colour model's best reading is the cycle, as in the sweep"
     assert not wrong & set(verdict.confirmed)
+
+
+def test_a_2x2_face_is_balanced_by_all_its_stickers_and_no_wrong_cube_is_confirmed() -> None:
+    # hostile light (seed 4227 of bench_colour_tail.py's range): weighing a 2x2 face's four
+    # stickers by how well each fits (as a 3x3's face is) let the light confirm the colour
+    # model's wrong reading, which was then accepted; counted alike, they confirm none of it
+    truth, scan = random_scan(2, CONDITIONS["hostile"], 4227)
+    model = ColourClassifier(2, profile=False)
+    with pytest.raises(DoubtfulStickersError):
+        model.fit(scan)
+    assert not model.verdict_.confirmed
