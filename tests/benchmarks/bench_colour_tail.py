@@ -1,0 +1,130 @@
+"""How often a wrong cube is accepted far from the seeds anything was set on; print the table.
+
+Run: ``python tests/benchmarks/bench_colour_tail.py [--cubes 400] [--first-seed 4000]
+[--sizes 3,2] [--conditions hard,hostile,real camera,washed-out]`` (about ten minutes per
+size on one core at the defaults).
+
+``bench_colour.py`` reads 100 cubes per light, and a rule calibrated to accept no wrong reading
+in 600 will accept none in 100 almost surely: that says little about one wrong cube in a
+thousand. This benchmark reads ``--cubes`` cubes per harsh light twice, each under the sweep's
+own lamp (a new colour temperature for every scan) and under one lamp fixed per seed
+(:func:`~cubebot.calibration.stress.one_lamp`, as a user's room is: other scans than the
+sweep's, from the same seeds), with seeds from ``--first-seed`` on (the colour rule was
+calibrated on seeds 0-1299, ``bench_colour.py`` reads 2000-2099 and 3000-3099). It prints per
+light and lamp the cubes read right, refused and WRONG, with the 95 % upper bound on the rate of
+wrong cubes that count allows (exact binomial), and then every wrong cube: its seed, whether the
+colour rule alone accepted it or the reading by the light confirmed it, and its smallest gap
+against the gap the rule asks (to rival real cubes, and to a broken cube).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from typing import Iterator
+
+import numpy as np
+
+from bench_colour import same_cube
+
+#: the upper bound printed is one-sided at this level
+LEVEL = 0.95
+
+
+def wrong_rate_bound(wrong: int, total: int) -> float:
+    """Return the one-sided :data:`LEVEL` upper bound on a rate that gave ``wrong`` of
+    ``total`` (Clopper-Pearson)."""
+    from scipy.stats import beta  # type: ignore[import-untyped]
+
+    if total == 0:
+        return 1.0
+    if wrong >= total:
+        return 1.0
+    return float(beta.ppf(LEVEL, wrong + 1, total - wrong))
+
+
+def _scans(size: int, name: str, first: int, cubes: int) -> Iterator[tuple[str, int, str, object]]:
+    """Yield (lamp, seed, facelets, samples) under the sweep's lamp and under one fixed lamp."""
+    from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
+
+    lighting = CONDITIONS[name]
+    for seed in range(first, first + cubes):
+        truth, samples = random_scan(size, lighting, seed)
+        yield "its own lamp", seed, truth, samples
+        truth, samples = random_scan(size, one_lamp(lighting, seed), seed)
+        yield "one lamp", seed, truth, samples
+
+
+def describe(verdict: object) -> str:
+    """Return how a wrong verdict was accepted and by how much."""
+    gap, required = verdict.gap, verdict.required  # type: ignore[attr-defined]
+    rival = float(np.min(verdict.rival_gap / required))  # type: ignore[attr-defined]
+    broken = float(np.min(verdict.broken_gap / required))  # type: ignore[attr-defined]
+    confirmed = verdict.confirmed  # type: ignore[attr-defined]
+    how = ("by the colour rule alone" if (gap >= required).all()
+           else f"confirmed by the light ({len(confirmed)} stickers)")
+    return f"{how}; smallest gap / gap asked: rival cubes {rival:.3f}, broken cube {broken:.3f}"
+
+
+def bench(size: int, name: str, first: int, cubes: int) -> tuple[list[tuple[str, ...]],
+                                                                  list[str]]:
+    """Return the table rows of one size and light, and a line per wrong cube accepted."""
+    from cubebot.calibration import CalibrationError
+    from cubebot.calibration.classifier import ColourClassifier
+
+    counts: dict[str, list[int]] = {}
+    wrong_lines = []
+    for lamp, seed, truth, samples in _scans(size, name, first, cubes):
+        tally = counts.setdefault(lamp, [0, 0, 0])
+        model = ColourClassifier(size, profile=False)
+        try:
+            model.fit(samples)
+        except CalibrationError:
+            tally[1] += 1
+            continue
+        if same_cube(model.facelets_, truth):
+            tally[0] += 1
+            continue
+        tally[2] += 1
+        wrong_lines.append(f"{size}x{size} {name}, {lamp}, seed {seed}: {describe(model.verdict_)}")
+    rows = []
+    for lamp, (right, refused, wrong) in counts.items():
+        total = right + refused + wrong
+        rows.append((f"{size}x{size}", name, lamp, f"{right}/{total}", str(refused), str(wrong),
+                     f"{100 * wrong_rate_bound(wrong, total):.2f} %"))
+    return rows, wrong_lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cubes", type=int, default=400, help="cubes per light and lamp")
+    parser.add_argument("--first-seed", type=int, default=4000)
+    parser.add_argument("--sizes", default="3,2")
+    parser.add_argument("--conditions", default="hard,hostile,real camera,washed-out")
+    args = parser.parse_args()
+    os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+    rows: list[tuple[str, ...]] = [("size", "light", "lamp", "right", "refused", "WRONG",
+                                    f"wrong rate, {LEVEL:.0%} bound")]
+    wrong_lines: list[str] = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        for name in args.conditions.split(","):
+            more_rows, more_wrong = bench(size, name, args.first_seed, args.cubes)
+            rows += more_rows
+            wrong_lines += more_wrong
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for index, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
+    print(f"seeds {args.first_seed}-{args.first_seed + args.cubes - 1}; WRONG: a wrong cube "
+          "accepted (the target is none)")
+    print("wrong cubes accepted:" if wrong_lines else "no wrong cube accepted")
+    for line in wrong_lines:
+        print("  " + line)
+
+
+if __name__ == "__main__":
+    main()
