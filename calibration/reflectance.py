@@ -266,9 +266,18 @@ def _face_balance(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         off = own - balance
         off -= (share * off).sum(axis=1, keepdims=True)  # its own brightness taken out
         weight = 1.0 / (1.0 + (seen * off * off).sum(axis=1) / _BALANCE_OFF ** 2)
-        balance = np.log(np.maximum((weight[:, None] * observed).sum(axis=0), 1e-6)
-                         / np.maximum((weight[:, None] * predicted).sum(axis=0), 1e-6))
+        balance = _summed_gain(observed, predicted, weight)
     return balance
+
+
+def _summed_gain(observed: np.ndarray, predicted: np.ndarray,
+                 weight: Optional[np.ndarray] = None) -> np.ndarray:
+    """Return a face's log gain per channel (3,): its stickers' ``observed`` light summed
+    against their ``predicted`` (linear, (m, 3)), each sticker counted by ``weight`` (m,), or
+    alike when it is None."""
+    counted = np.ones(len(observed)) if weight is None else weight
+    return np.asarray(np.log(np.maximum((counted[:, None] * observed).sum(axis=0), 1e-6)
+                             / np.maximum((counted[:, None] * predicted).sum(axis=0), 1e-6)))
 
 
 def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of: np.ndarray,
@@ -300,8 +309,7 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
         if size >= _FIELD_SIZE:
             balance = _face_balance(linear[mine], new[labels[mine]] * lamp)
         else:
-            balance = np.log(np.maximum(linear[mine].sum(axis=0), 1e-6)
-                             / np.maximum((new[labels[mine]] * lamp).sum(axis=0), 1e-6))
+            balance = _summed_gain(linear[mine], new[labels[mine]] * lamp)
         lamps[face] = lamp * np.exp(balance - balance.mean())
     return new, lamps
 
