@@ -37,9 +37,7 @@ def wrong_rate_bound(wrong: int, total: int) -> float:
     ``total`` (Clopper-Pearson)."""
     from scipy.stats import beta  # type: ignore[import-untyped]
 
-    if total == 0:
-        return 1.0
-    if wrong >= total:
+    if wrong >= total:  # no scans, or every one wrong: nothing bounds the rate below 1
         return 1.0
     return float(beta.ppf(LEVEL, wrong + 1, total - wrong))
 

@@ -40,6 +40,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from bench_colour import same_cube
+
 DATA = Path(__file__).resolve().parents[1] / "calibration" / "data"
 POWERS = (1.0, 1.5, 2.0, 3.0)
 PER_OVERRULED = (0.0, 0.25, 0.5)
@@ -62,12 +64,6 @@ def split_scans(part: str) -> list[dict]:
     names = set(json.loads((DATA / "real_split.json").read_text())[part])
     scans = json.loads((DATA / "resolver_scans.json").read_text())["scans"]
     return [scan for scan in scans if scan["name"] in names]
-
-
-def same_cube(a: str, b: str) -> bool:
-    """Return whether two facelet strings group the same stickers together (letters may differ)."""
-    return sorted(tuple(i for i, x in enumerate(a) if x == c) for c in set(a)) == sorted(
-        tuple(i for i, x in enumerate(b) if x == c) for c in set(b))
 
 
 Found = tuple[str, float, float, int, bool]  # source, smallest gap, scatter, overruled, right
