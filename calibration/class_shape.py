@@ -15,7 +15,9 @@ its size from its own stickers (one number, which nine stickers do pin); and
 :func:`squared_distances` measures every sticker against every class in that class's own units
 (Mahalanobis). :func:`face_shading`
 fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
-per-face exposure alone leaves as scatter.
+per-face exposure alone leaves as scatter. :func:`glare_costs` prices a sticker with a channel
+at the sensor's ceiling as any colour washed by the lamp's own light (a glare spot), which no
+class's shape learnt from its other stickers describes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_design",
-           "face_shading"]
+           "face_shading", "glare_costs", "GLARE_COST"]
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
@@ -142,3 +144,70 @@ def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
             weights = 1.0 / (1.0 + (residual / _SHADE_OUTLIER) ** 2)
         factor[part] = np.exp(design[:, 1:] @ beta[1:])
     return factor
+
+
+#: the cost (as the classifier's sticker costs) of "this sticker is a glare spot of a colour",
+#: before its fit: a bound under the colour model's outlier cost (12), since a glare spot is
+#: pinned to a line of washes of its colour rather than to anywhere in the camera's range. The
+#: largest bound (of 7, 8, 9, 12) that refused both washed-out 3x3s the colour model alone read
+#: wrong and accepted (``bench_colour_tail.py --first-seed 0``: seed 88 under one lamp, and
+#: ``--first-seed 5000``: seed 5474 under its own; glared oranges at the ceiling read as pale reds
+#: or whites, at 1.29 and 1.10 times the gap asked); 8 and 9 refused only the second
+GLARE_COST = 7.0
+_GLARE_MOST = 0.9  # the most of a glared sticker's light that is the lamp's own
+_GLARE_STEPS = 19  # washes tried between none and the most
+_GLARE_NOISE = 0.1  # std of an unclipped channel's log about the wash's colour
+_GLARE_BRIGHTNESS = 0.5  # std of a glared sticker's own light's log about its colour's level
+
+
+def glare_costs(lit: np.ndarray, labels: np.ndarray, clipped: np.ndarray,
+                bound: float = GLARE_COST) -> np.ndarray:
+    """Return (n, 6): each sticker's cost as a glare spot of each colour class; inf unless some
+    but not all of its channels are at the sensor's ceiling.
+
+    ``lit`` are the stickers' linear colours with each face's exposure and shade taken out,
+    ``labels`` the current reading, ``clipped`` (n, 3) which channels are at the ceiling.
+
+    A glare spot reflects some of the lamp's own light off the sticker's surface: its colour is
+    its class's colour at the class's usual level, plus an unknown amount of the lamp's (taken
+    as the brightest class's colour: white reflects the lamp as it is). Washed so, an orange and
+    a red both slide towards white along lines that meet there, and a sticker at the sensor's
+    ceiling there may be either, or white itself: its clipped channel says only "at least this
+    bright". Each class's best wash (of :data:`_GLARE_STEPS` between none and
+    :data:`_GLARE_MOST` of the light) is fitted to the unclipped channels, a clipped channel
+    costing only where the wash falls below it, and the cost is ``bound`` plus half the misfit.
+    The covariances learnt from a class's other stickers say nothing of its glare spots: the
+    red class of a washed-out scan stretched towards white, while the oranges' red channel sat
+    at the ceiling and their class looked tight, so a glared orange cost 5.6 less as red.
+
+    A sticker with every channel at the ceiling has no channel left to fit a wash to: it is
+    mostly a white the camera clips (hard light clips them on every face), the colour model's
+    outlier bound already caps its cost in any class, and priced as glare as well it cost hard
+    light 16 of 400 readings under one lamp (``bench_colour_tail.py``) and refused no wrong cube.
+    """
+    costs = np.full((len(lit), 6), np.inf)
+    chosen = np.nonzero(clipped.any(axis=1) & ~clipped.all(axis=1))[0]
+    present = np.array([(labels == c).any() for c in range(6)])
+    if not len(chosen) or not present.any():
+        return costs
+    colours = np.array([np.median(lit[labels == c], axis=0) if present[c] else np.ones(3)
+                        for c in range(6)])
+    levels = np.maximum(colours.sum(axis=1), 1e-6)
+    lamp = colours[int(np.argmax(np.where(present, levels, -1.0)))] / levels.max()
+    own = np.linspace(1.0 - _GLARE_MOST, 1.0, _GLARE_STEPS)  # the sticker's own share of light
+    washes = (own[None, :, None] * (colours / levels[:, None])[:, None, :]
+              + (1.0 - own)[None, :, None] * lamp[None, None, :])  # (6, steps, 3), sum 1
+    above = np.log(np.maximum(lit[chosen], 1e-4))[:, None, None, :] - np.log(
+        np.maximum(washes, 1e-6))[None]  # (m, 6, steps, 3): log of the light over each wash
+    free = ~clipped[chosen][:, None, None, :]
+    # the wash's brightness, fitted to the channels under the ceiling (one at least)
+    level = (above * free).sum(axis=-1) / free.sum(axis=-1)
+    # a free channel costs its distance from the wash; a clipped one only where the wash is
+    # dimmer than the ceiling it reached
+    miss = np.where(free, above - level[..., None], np.maximum(above - level[..., None], 0.0))
+    misfit = ((miss ** 2).sum(axis=-1) / _GLARE_NOISE ** 2
+              + ((level + np.log(own)[None, None, :] - np.log(levels)[None, :, None])
+                 / _GLARE_BRIGHTNESS) ** 2)
+    fitted = bound + 0.5 * misfit.min(axis=-1)
+    costs[chosen] = np.where(present[None, :], fitted, np.inf)
+    return costs

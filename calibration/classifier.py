@@ -13,7 +13,9 @@
 * on a 3x3 a covariance per class (``shape="full"``): white and yellow spread along lightness, red
   and orange along the line between them, and each class by its own amount (a white the camera
   clips is tighter than a yellow whose shade varies; :mod:`cubebot.calibration.class_shape`),
-  with a sticker far from every class (a glare spot) costing the same in each;
+  with a sticker far from every class (a glare spot) costing the same in each, and a sticker
+  with some channels at the sensor's ceiling costing no more in a class than as that colour
+  washed by the lamp's light (:func:`~cubebot.calibration.class_shape.glare_costs`);
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
@@ -66,11 +68,13 @@ from cubebot.calibration.class_shape import (
     CHI2_MEDIAN,
     class_covariances,
     face_shading,
+    glare_costs,
     log_volumes,
     squared_distances,
 )
-from cubebot.calibration.colour_space import (lab_features, linear_to_lab, read_samples,
-                                              read_spread, srgb_to_linear, without_flare)
+from cubebot.calibration.colour_space import (CLIPPED_LEVEL, lab_features, linear_to_lab,
+                                              read_samples, read_spread, srgb_to_linear,
+                                              without_flare)
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
@@ -325,21 +329,24 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         features = self._features(balanced)
         prior = None if self._full_shape() else self._prior(features, profile)
         trust = _trust(spread_rgb, n)
+        clipped = rgb >= CLIPPED_LEVEL
         last = self._settle(balanced, features, self._seed(features, scheme, profile, prior),
-                            trust, faces_of)
+                            trust, faces_of, clipped)
         if self.size == 2:
-            last = self._likeliest_start(last, balanced, features, trust, faces_of)
+            last = self._likeliest_start(last, balanced, features, trust, faces_of, clipped)
         self.n_iter_ = last.iteration
         self._finish(last, scheme, profile is not None, rgb)
         return self
 
     def _settle(self, balanced: np.ndarray, features: np.ndarray, refs: np.ndarray,
-                trust: np.ndarray, faces_of: np.ndarray) -> "_Pass":
+                trust: np.ndarray, faces_of: np.ndarray, clipped: np.ndarray) -> "_Pass":
         """Return the last pass of the fit from the references ``refs``: labels, face gains,
         shading, references and (full model) covariances re-estimated in turn until the
-        reading stops changing or ``max_iter`` passes."""
+        reading stops changing or ``max_iter`` passes (``clipped``: (n, 3), the channels at
+        the sensor's ceiling)."""
         gains = np.ones((6, 3))
         scale = 10.0
+        lit = balanced
         labels: Optional[np.ndarray] = None
         covariances: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
@@ -354,10 +361,13 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             # included: a tight class must not pull in a glare edge by its size alone
             cost = ((0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :])
                     * trust[:, None])
-            if covariances is not None:
+            if covariances is not None and labels is not None:
                 # ... and a sticker far from every class costs the same in each, however
-                # tight (see _OUTLIER_COST); round classes share one scatter and need no bound
+                # tight (see _OUTLIER_COST); round classes share one scatter and need no bound.
+                # A sticker at the sensor's ceiling may also be a glare spot of any colour
+                # whose wash by the lamp reaches it (class_shape.glare_costs)
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
+                cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
             reading = self._read(cost)
             last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
                          iteration)
@@ -379,7 +389,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return last
 
     def _likeliest_start(self, first: "_Pass", balanced: np.ndarray, features: np.ndarray,
-                         trust: np.ndarray, faces_of: np.ndarray) -> "_Pass":
+                         trust: np.ndarray, faces_of: np.ndarray,
+                         clipped: np.ndarray) -> "_Pass":
         """Return the likeliest of the fits from ``first``'s start and :data:`_OTHER_STARTS`
         k-means++ starts, with each sticker's gap at most how much less likely the likeliest fit
         that reads it otherwise is.
@@ -395,7 +406,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         passes = [first]
         for start in range(_OTHER_STARTS):
             refs = _kmeans(features, "k-means++", random_state=start)
-            passes.append(self._settle(balanced, features, refs, trust, faces_of))
+            passes.append(self._settle(balanced, features, refs, trust, faces_of, clipped))
         misfit = [p.total + trust.sum() * features.shape[1] * np.log(p.scale) for p in passes]
         best = int(np.argmin(misfit))
         chosen = passes[best]

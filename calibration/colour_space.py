@@ -17,9 +17,13 @@ from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
-           "lab_features", "without_flare"]
+           "lab_features", "without_flare", "CLIPPED_LEVEL"]
 
 CHANNEL_ORDERS = ("rgb", "bgr")
+
+#: an sRGB channel at or above this is at (or within noise of) the sensor's ceiling: it says
+#: only "this bright or brighter", not how bright
+CLIPPED_LEVEL = 250.0
 
 #: XYZ of the D65 white point (sRGB's white), Y = 1.
 D65_WHITE = np.array([0.95047, 1.0, 1.08883])

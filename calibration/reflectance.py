@@ -45,7 +45,7 @@ from scipy.special import log_ndtr, logsumexp  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import BROKEN_ODDS, turned_in_place
 from cubebot.calibration.class_shape import face_design
-from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.colour_space import CLIPPED_LEVEL, linear_to_srgb, srgb_to_linear
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.scheme import ColourScheme, nearest_holding
 
@@ -60,7 +60,6 @@ _OWN_COLOUR = 0.06  # std of a sticker's own log colour per channel (print, plas
 _GLARE_SHARE = 0.06  # share of stickers with some of the lamp's light reflected off them
 _GLARE_WASHES = np.linspace(0.2, 0.9, 8)  # how much of a glared sticker is the lamp's light
 _GLARE_LEVEL = 1.2  # a glare spot's brightness against the lamp's white at the face's exposure
-_CLIPPED = 250.0  # a channel at or above this is clipped: it tells no reflectance
 _SENSOR_TOP, _SENSOR_BOTTOM = 254.5, 0.5  # a channel past these is at the sensor's end
 _BROKEN = np.log(BROKEN_ODDS)  # nats: the prior cost of "the cube is broken"
 _ROUNDS = 2  # re-estimates of reflectances and face balances from the reading
@@ -359,7 +358,7 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     n = len(rgb)
     faces_of = np.arange(n) // (size * size)
     linear = srgb_to_linear(rgb)
-    clear = rgb.max(axis=1) < _CLIPPED
+    clear = rgb.max(axis=1) < CLIPPED_LEVEL  # a clipped channel tells no reflectance
     scheme_linear = srgb_to_linear(scheme.rgb_array)
     lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
     reflectances = _holding(linear, labels, lamp, scheme_linear)
