@@ -193,7 +193,8 @@ def glare_costs(lit: np.ndarray, labels: np.ndarray, clipped: np.ndarray,
     colours = np.array([np.median(lit[labels == c], axis=0) if present[c] else np.ones(3)
                         for c in range(6)])
     levels = np.maximum(colours.sum(axis=1), 1e-6)
-    lamp = colours[int(np.argmax(np.where(present, levels, -1.0)))] / levels.max()
+    brightest = int(np.argmax(np.where(present, levels, -1.0)))
+    lamp = colours[brightest] / levels[brightest]
     own = np.linspace(1.0 - _GLARE_MOST, 1.0, _GLARE_STEPS)  # the sticker's own share of light
     washes = (own[None, :, None] * (colours / levels[:, None])[:, None, :]
               + (1.0 - own)[None, :, None] * lamp[None, None, :])  # (6, steps, 3), sum 1
