@@ -111,7 +111,10 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: model's chroma was freed of each sticker's brightness
 #: (:func:`~cubebot.calibration.colour_space.lab_features`): the readings then asked
 #: 6.3 x (scale/3)^2 (1.2 times a hard-light scan's), raised to the 6.8 before, with no wrong
-#: reading in the validation sweep at it: the same rule.
+#: reading in the validation sweep at it: the same rule. And again when any sticker (not only
+#: one at the sensor's ceiling) could be a glare spot (:func:`~cubebot.calibration.class_shape.
+#: glare_costs`): the readings alone asked 4.8 x (scale/3)^2 (1.2 times a washed-out scan's),
+#: raised to the 6.8 before: the same rule.
 CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
                           per_overruled={3: 0.25}, most_overruled={3: 5})
 #: where a second reader of the scan (:mod:`cubebot.calibration.reflectance`) reads the same

@@ -364,8 +364,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             if covariances is not None and labels is not None:
                 # ... and a sticker far from every class costs the same in each, however
                 # tight (see _OUTLIER_COST); round classes share one scatter and need no bound.
-                # A sticker at the sensor's ceiling may also be a glare spot of any colour
-                # whose wash by the lamp reaches it (class_shape.glare_costs)
+                # A sticker may also be a glare spot of any colour whose wash by the lamp
+                # reaches it (class_shape.glare_costs)
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
                 cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
             reading = self._read(cost)

@@ -21,7 +21,8 @@ real and synthetic readings: each face found and sampled with its per-sticker sp
 of U and D weighed, and the scan counted wrong at every gap where its own choice among those
 turns would be a wrong cube. A 3x3 rule never asks less than the rule
 calibrated before them (:data:`NO_LOOSER`): a gap the readings would allow below its gap is
-raised to it, and a lower power or a wider limit is not chosen.
+raised to it, and a lower power or a wider limit is not chosen (the table's "asked" column is
+the gap the readings alone ask, "gap" the one the rule would then ask).
 ``CALIBRATED_RULE`` holds the 3x3 figures it printed (its 2x2 choice read a wrong hostile 2x2
 outside both sweeps, so a 2x2 keeps the rule before; see ``calibration/acceptance.py``); the
 benchmark (``bench_colour.py``) shows them at work on the held-out real scans and synthetic seeds
@@ -201,7 +202,7 @@ def main() -> None:
         check = readings(size, range(VALIDATION, VALIDATION + args.cubes // 2), real=False)
         sources = sorted({source for source, *_ in found} | {source for source, _ in photos})
         print(f"{size}x{size}: accepted / weighed per source, for each power of the scatter")
-        print("  power  k     limit  gap    worst wrong reading from      "
+        print("  power  k     limit  asked  gap    worst wrong reading from      "
               + "  ".join(f"{source[:12]:<12}" for source in sources))
         best = None
         choices = itertools.product(POWERS, PER_OVERRULED, FEWER_OVERRULED)
@@ -217,7 +218,7 @@ def main() -> None:
                                  for source, gap, scale, k, right in found if not right]
                                 + [(photo_wrong_gap(weighed, grow), source)
                                    for source, weighed in photos])
-            gap_needed = round(SAFETY * worst + 0.05, 1)
+            asked = gap_needed = round(SAFETY * worst + 0.05, 1)
             if size == 3:
                 # never less than the rule before: where the sweeps would allow less, its gap
                 gap_needed = max(gap_needed, NO_LOOSER[0])
@@ -237,8 +238,9 @@ def main() -> None:
             failed = sum(1 for _, g, sc, k, right in check
                          if not right and g >= gap_needed * grow(sc, k))
             cells = "  ".join(f"{c:>5}/{t:<6}" for c, t in zip(counts, totals))
-            print(f"  {power:5.1f}  {per_overruled:4.2f}  {limit:5d}  {gap_needed:5.1f}  "
-                  f"{origin[:28]:28s}  {cells}  wrong {wrong}, in validation {failed}")
+            print(f"  {power:5.1f}  {per_overruled:4.2f}  {limit:5d}  {asked:5.1f}  "
+                  f"{gap_needed:5.1f}  {origin[:28]:28s}  {cells}  wrong {wrong}, "
+                  f"in validation {failed}")
             # no looser than the rule before the photo scans at any scatter or overruled count
             looser = size == 3 and (power < NO_LOOSER[1] or limit > NO_LOOSER[2])
             if failed == 0 and not looser and (best is None or sum(counts) > best[0]):

@@ -111,14 +111,26 @@ def test_a_glare_spot_at_the_ceiling_may_be_its_colour_or_one_whose_wash_meets_i
     assert costs[2] > costs[4] + 4.0  # nor a green more red than green
 
 
-def test_only_a_sticker_partly_at_the_ceiling_is_priced_as_glare() -> None:
-    lit, labels, clipped = _glared(0.5 * _COLOURS[4] + 0.3 * _COLOURS[0])
+def test_a_glare_spot_under_the_ceiling_keeps_its_own_colour() -> None:
+    # a green half washed by the lamp, no channel at the ceiling: as an outlier alone it would
+    # cost every class the same; as a glare spot it is a green, or less likely a white
+    lit, labels, clipped = _glared(0.5 * _COLOURS[2] + 0.5 * _COLOURS[0])
     assert not clipped.any()
-    assert np.isinf(glare_costs(lit, labels, clipped)).all()
-    # every channel at the ceiling: no channel is left to fit a wash to (a clipped white)
+    costs = glare_costs(lit, labels, clipped)[-1]
+    assert costs[2] < GLARE_COST + 1.0
+    assert costs[0] > costs[2] + 2.0
+    assert (np.delete(costs, [0, 2]) > costs[2] + 7.0).all()
+    # a red so washed is a pink: red, or less likely orange (their washes run side by side)
+    costs = glare_costs(*_glared(0.5 * _COLOURS[1] + 0.4 * _COLOURS[0]))[-1]
+    assert costs[1] < GLARE_COST + 1.0 and costs[4] > costs[1] + 1.0
+    assert (np.delete(costs, [1, 4]) > costs[1] + 7.0).all()
+
+
+def test_a_sticker_with_every_channel_at_the_ceiling_is_not_priced_as_glare() -> None:
+    # no channel is left to fit a wash to (a clipped white)
     lit, labels, clipped = _glared(np.array([1.2, 1.1, 1.05]))
     assert clipped[-1].all()
-    assert np.isinf(glare_costs(lit, labels, clipped)).all()
+    assert np.isinf(glare_costs(lit, labels, clipped)[-1]).all()
 
 
 def test_a_colour_no_sticker_is_read_as_costs_nothing_finite_as_glare() -> None:
