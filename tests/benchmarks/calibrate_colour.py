@@ -45,10 +45,10 @@ from bench_colour import same_cube
 
 DATA = Path(__file__).resolve().parents[1] / "calibration" / "data"
 POWERS = (1.0, 1.5, 2.0, 3.0)
-#: weights per overruled sticker. A tenth is not among them: offered it, the script picked it (the readings asked 5.5 with it,
-#: under the floor of 6.8; hard light 451 -> 518 of 598), but bench_colour_tail.py's seeds
-#: 4000-4399 then accepted 4 wrong 3x3s of 3,200 (hard and washed-out, at 1.03-1.12 times the
-#: gap asked): 600 cubes per light cannot set a weight that low
+#: weights per overruled sticker tried. A tenth is not among them: offered it, the script picked
+#: it (the readings asked 5.5 with it, under the floor of 6.8; hard light 451 -> 518 of 598), but
+#: bench_colour_tail.py's seeds 4000-4399 then accepted 4 wrong 3x3s of 3,200 (hard and
+#: washed-out, at 1.03-1.12 times the gap asked): 600 cubes per light cannot set a weight that low
 PER_OVERRULED = (0.0, 0.25, 0.5)
 FEWER_OVERRULED = (0, 1)  # how far under one in eight the limit on overruled stickers goes
 SAFETY = 1.2  # how far above the worst wrong reading the rule stands
