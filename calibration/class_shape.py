@@ -15,9 +15,10 @@ its size from its own stickers (one number, which nine stickers do pin); and
 :func:`squared_distances` measures every sticker against every class in that class's own units
 (Mahalanobis). :func:`face_shading`
 fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
-per-face exposure alone leaves as scatter. :func:`glare_costs` prices a sticker with a channel
-at the sensor's ceiling as any colour washed by the lamp's own light (a glare spot), which no
-class's shape learnt from its other stickers describes.
+per-face exposure alone leaves as scatter. :func:`glare_costs` prices any sticker not clipped in
+every channel as a colour washed by the lamp's own light (a glare spot), which no class's shape
+learnt from its other stickers describes. :func:`class_middles` is each class's middle colour,
+which the shading, the glare spots and the classifier's face gains are measured against.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_design",
-           "face_shading", "glare_costs", "GLARE_COST"]
+           "face_shading", "glare_costs", "GLARE_COST", "class_middles"]
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
@@ -107,6 +108,13 @@ _SHADE_NOISE = 0.05  # std of one sticker's log brightness about the face's plan
 _SHADE_OUTLIER = 0.15  # log residual past which a sticker (glare, a misread) counts less
 
 
+def class_middles(colours: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Return (6, 3): each class's middle colour (the median of its stickers' ``colours``), or
+    ones for a class no sticker is read as."""
+    return np.array([np.median(colours[labels == c], axis=0) if (labels == c).any()
+                     else np.ones(3) for c in range(6)])
+
+
 def face_design(size: int) -> np.ndarray:
     """Return (size*size, 3): per sticker of a face, 1 and its row and column about the face's
     middle (a plane's design across the face, one sticker a step)."""
@@ -125,9 +133,7 @@ def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
     face's exposure stays with the face gains.
     """
     per_face = size * size
-    targets = np.array([np.median(lit[labels == c], axis=0) if (labels == c).any()
-                        else np.ones(3) for c in range(6)])
-    wanted = targets[labels]
+    wanted = class_middles(lit, labels)[labels]
     ratio = (lit * wanted).sum(axis=1) / np.maximum((wanted * wanted).sum(axis=1), 1e-9)
     log_ratio = np.log(np.clip(ratio, 1e-3, 1e3))
     design = face_design(size)
@@ -196,8 +202,7 @@ def glare_costs(lit: np.ndarray, labels: np.ndarray, clipped: np.ndarray,
     present = np.array([(labels == c).any() for c in range(6)])
     if not len(chosen) or not present.any():
         return costs
-    colours = np.array([np.median(lit[labels == c], axis=0) if present[c] else np.ones(3)
-                        for c in range(6)])
+    colours = class_middles(lit, labels)
     levels = np.maximum(colours.sum(axis=1), 1e-6)
     brightest = int(np.argmax(np.where(present, levels, -1.0)))
     lamp = colours[brightest] / levels[brightest]

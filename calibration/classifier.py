@@ -13,9 +13,9 @@
 * on a 3x3 a covariance per class (``shape="full"``): white and yellow spread along lightness, red
   and orange along the line between them, and each class by its own amount (a white the camera
   clips is tighter than a yellow whose shade varies; :mod:`cubebot.calibration.class_shape`),
-  with a sticker far from every class (a glare spot) costing the same in each, and a sticker
-  with some channels at the sensor's ceiling costing no more in a class than as that colour
-  washed by the lamp's light (:func:`~cubebot.calibration.class_shape.glare_costs`);
+  with a sticker far from every class costing the same in each, and any sticker not clipped in
+  every channel costing no more in a class than as that colour washed by the lamp's light (a
+  glare spot; :func:`~cubebot.calibration.class_shape.glare_costs`);
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
@@ -67,6 +67,7 @@ from cubebot.calibration.acceptance import (
 from cubebot.calibration.class_shape import (
     CHI2_MEDIAN,
     class_covariances,
+    class_middles,
     face_shading,
     glare_costs,
     log_volumes,
@@ -595,8 +596,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     def _face_gains(self, balanced: np.ndarray, labels: np.ndarray,
                     faces_of: np.ndarray) -> np.ndarray:
         """Return per-face RGB gains (exposure and partly trusted balance), geometric mean 1."""
-        targets = np.array([np.median(balanced[labels == c], axis=0) for c in range(6)])
-        wanted = targets[labels]
+        wanted = class_middles(balanced, labels)[labels]
         gains = np.ones((6, 3))
         for face in range(6):
             mine = faces_of == face
