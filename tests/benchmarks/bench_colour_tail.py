@@ -1,8 +1,8 @@
 """How often a wrong cube is accepted far from the seeds anything was set on; print the table.
 
 Run: ``python tests/benchmarks/bench_colour_tail.py [--cubes 400] [--first-seed 4000]
-[--sizes 3,2] [--conditions hard,hostile,real camera,washed-out]`` (about ten minutes per
-size on one core at the defaults).
+[--sizes 3,2] [--conditions hard,hostile,real camera,washed-out] [--twisted]`` (about ten
+minutes per size on one core at the defaults).
 
 ``bench_colour.py`` reads 100 cubes per light, and a rule calibrated to accept no wrong reading
 in 600 will accept none in 100 almost surely: that says little about one wrong cube in a
@@ -15,6 +15,11 @@ light and lamp the cubes read right, refused and WRONG, with the 95 % upper boun
 wrong cubes that count allows (exact binomial), and then every wrong cube: its seed, whether the
 colour rule alone accepted it or the reading by the light confirmed it, and its smallest gap
 against the gap the rule asks (to rival real cubes, and to a broken cube).
+
+With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
+reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
+broken, and any real cube accepted is WRONG. ``bench_colour.py`` reads twisted cubes in moderate
+light only, and the calibration sweeps hold about 70 per harsh light.
 """
 
 from __future__ import annotations
@@ -42,15 +47,18 @@ def wrong_rate_bound(wrong: int, total: int) -> float:
     return float(beta.ppf(LEVEL, wrong + 1, total - wrong))
 
 
-def _scans(size: int, name: str, first: int, cubes: int) -> Iterator[tuple[str, int, str, object]]:
-    """Yield (lamp, seed, facelets, samples) under the sweep's lamp and under one fixed lamp."""
+def lamp_scans(size: int, name: str, first: int, cubes: int,
+           twisted: bool = False) -> Iterator[tuple[str, int, str, object]]:
+    """Yield (lamp, seed, facelets, samples) under the sweep's lamp and under one fixed lamp
+    (``twisted``: each cube with a corner turned in its socket)."""
     from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 
     lighting = CONDITIONS[name]
     for seed in range(first, first + cubes):
-        truth, samples = random_scan(size, lighting, seed)
+        truth, samples = random_scan(size, lighting, seed, twisted_corner=twisted)
         yield "its own lamp", seed, truth, samples
-        truth, samples = random_scan(size, one_lamp(lighting, seed), seed)
+        truth, samples = random_scan(size, one_lamp(lighting, seed), seed,
+                                     twisted_corner=twisted)
         yield "one lamp", seed, truth, samples
 
 
@@ -65,33 +73,48 @@ def describe(verdict: object) -> str:
     return f"{how}; smallest gap / gap asked: rival cubes {rival:.3f}, broken cube {broken:.3f}"
 
 
-def bench(size: int, name: str, first: int, cubes: int) -> tuple[list[tuple[str, ...]],
-                                                                  list[str]]:
-    """Return the table rows of one size and light, and a line per wrong cube accepted."""
-    from cubebot.calibration import CalibrationError
+def bench(size: int, name: str, first: int, cubes: int,
+          twisted: bool = False) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Return the table rows of one size and light, and a line per wrong cube accepted
+    (``twisted``: cubes with a corner twisted, right when reported broken)."""
+    from cubebot.calibration import BrokenCubeError, CalibrationError
     from cubebot.calibration.classifier import ColourClassifier
 
     counts: dict[str, list[int]] = {}
     wrong_lines = []
-    for lamp, seed, truth, samples in _scans(size, name, first, cubes):
+    light = f"{name}, corner twisted" if twisted else name
+    for lamp, seed, truth, samples in lamp_scans(size, name, first, cubes, twisted):
         tally = counts.setdefault(lamp, [0, 0, 0])
         model = ColourClassifier(size, profile=False)
         try:
             model.fit(samples)
+        except BrokenCubeError:
+            tally[0 if twisted else 1] += 1
+            continue
         except CalibrationError:
             tally[1] += 1
             continue
-        if same_cube(model.facelets_, truth):
+        if not twisted and same_cube(model.facelets_, truth):
             tally[0] += 1
             continue
         tally[2] += 1
-        wrong_lines.append(f"{size}x{size} {name}, {lamp}, seed {seed}: {describe(model.verdict_)}")
+        wrong_lines.append(f"{size}x{size} {light}, {lamp}, seed {seed}: "
+                           f"{describe(model.verdict_)}")
     rows = []
     for lamp, (right, refused, wrong) in counts.items():
         total = right + refused + wrong
-        rows.append((f"{size}x{size}", name, lamp, f"{right}/{total}", str(refused), str(wrong),
+        rows.append((f"{size}x{size}", light, lamp, f"{right}/{total}", str(refused), str(wrong),
                      f"{100 * wrong_rate_bound(wrong, total):.2f} %"))
     return rows, wrong_lines
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    """Print ``rows`` in aligned columns, the first row a heading ruled off below."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for index, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
 
 
 def main() -> None:
@@ -100,6 +123,8 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=4000)
     parser.add_argument("--sizes", default="3,2")
     parser.add_argument("--conditions", default="hard,hostile,real camera,washed-out")
+    parser.add_argument("--twisted", action="store_true",
+                        help="cubes with a corner twisted (right: reported broken)")
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -109,16 +134,13 @@ def main() -> None:
     wrong_lines: list[str] = []
     for size in (int(s) for s in args.sizes.split(",")):
         for name in args.conditions.split(","):
-            more_rows, more_wrong = bench(size, name, args.first_seed, args.cubes)
+            more_rows, more_wrong = bench(size, name, args.first_seed, args.cubes, args.twisted)
             rows += more_rows
             wrong_lines += more_wrong
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for index, row in enumerate(rows):
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            print("  ".join("-" * width for width in widths))
+    print_table(rows)
     print(f"seeds {args.first_seed}-{args.first_seed + args.cubes - 1}; WRONG: a wrong cube "
-          "accepted (the target is none)")
+          "accepted (the target is none)"
+          + ("; right: the twisted cube reported broken" if args.twisted else ""))
     print("wrong cubes accepted:" if wrong_lines else "no wrong cube accepted")
     for line in wrong_lines:
         print("  " + line)

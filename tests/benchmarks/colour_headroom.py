@@ -1,0 +1,117 @@
+"""How far any acceptance rule on the colour model's gaps could go; print the table.
+
+Run: ``python tests/benchmarks/colour_headroom.py [--cubes 400] [--first-seed 4000]
+[--conditions hard,hostile,real camera,washed-out]`` (3x3 only; about ten minutes on one core
+at the defaults).
+
+The rule in force accepts a reading when every sticker's gap reaches the gap the rule asks, or,
+where the reading by the light confirms the sticker, the shares of it it asks
+(:func:`~cubebot.calibration.acceptance.confirm`). This benchmark measures each reading's
+*reach*: the least, over its stickers, of the largest fraction of those gaps the sticker still
+meets (at least 1 for an accepted reading). A rule that asked every gap times ``t`` would accept
+exactly the readings whose reach is at least ``t``; so per light, the right readings whose reach
+is above that of every wrong reading are the most any such rescaling of the rule could read with
+no wrong cube, even one chosen for that light alone (which a scan cannot know). It reads
+``--cubes`` 3x3s per harsh light under the sweep's lamp and under one lamp fixed per seed (as
+``bench_colour_tail.py``) and prints per light: read now; best reading right (a perfect rule's
+ceiling); the largest reach of a wrong reading; the right readings above it, and above 1.2 times
+it (the margin the rule's calibration keeps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from typing import Optional
+
+import numpy as np
+
+from bench_colour import same_cube
+from bench_colour_tail import _scans
+
+SAFETY = 1.2  # the margin over the worst wrong reading the rule's calibration keeps
+
+
+def reach(verdict: object) -> float:
+    """Return the least fraction, over the verdict's stickers, of the gap asked that each meets.
+
+    A sticker meets its own gap's share of the rule's gap, or, confirmed by the light, the
+    lesser of its gaps to rival real cubes and to a broken cube over their confirmed shares.
+    """
+    from cubebot.calibration.acceptance import CONFIRMED_SHARE
+
+    rival_share, broken_share = CONFIRMED_SHARE[3]
+    required = verdict.required  # type: ignore[attr-defined]
+    own = verdict.gap / required  # type: ignore[attr-defined]
+    confirmed = np.zeros(len(own), dtype=bool)
+    confirmed[list(verdict.confirmed)] = True  # type: ignore[attr-defined]
+    shared = np.minimum(verdict.rival_gap / (required * rival_share),  # type: ignore[attr-defined]
+                        verdict.broken_gap / (required * broken_share))  # type: ignore[attr-defined]
+    return float(np.where(confirmed, np.maximum(own, shared), own).min())
+
+
+def outcomes(name: str, first: int, cubes: int) -> list[tuple[Optional[float], bool, bool]]:
+    """Return per scan (its reach, or None when refused before any gap was weighed; whether
+    its best reading is right; whether it was accepted)."""
+    from cubebot.calibration import CalibrationError
+    from cubebot.calibration.classifier import ColourClassifier
+
+    found = []
+    for _, _, truth, samples in _scans(3, name, first, cubes):
+        model = ColourClassifier(3, profile=False)
+        accepted = True
+        try:
+            model.fit(samples)
+        except CalibrationError:
+            accepted = False
+        verdict = getattr(model, "verdict_", None)
+        if verdict is None:
+            found.append((None, False, False))
+            continue
+        found.append((reach(verdict), same_cube(verdict.facelets, truth), accepted))
+    return found
+
+
+def row(name: str, found: list[tuple[Optional[float], bool, bool]]) -> tuple[str, ...]:
+    """Return the table row of one light."""
+    total = len(found)
+    weighed = [(r, right) for r, right, _ in found if r is not None]
+    wrong = [r for r, right in weighed if not right]
+    worst = max(wrong, default=0.0)
+
+    def share(count: int) -> str:
+        return f"{count} ({100 * count / total:.1f} %)"
+
+    return (name, str(total), share(sum(1 for _, _, a in found if a)),
+            share(sum(1 for _, right in weighed if right)),
+            f"{worst:.3f}" if wrong else "none",
+            share(sum(1 for r, right in weighed if right and r > worst)),
+            share(sum(1 for r, right in weighed if right and r > SAFETY * worst)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cubes", type=int, default=400, help="cubes per light and lamp")
+    parser.add_argument("--first-seed", type=int, default=4000)
+    parser.add_argument("--conditions", default="hard,hostile,real camera,washed-out")
+    args = parser.parse_args()
+    os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+    rows = [("light", "scans", "read now", "best reading right", "worst wrong reach",
+             "right above it", f"right above {SAFETY} x it")]
+    for name in args.conditions.split(","):
+        rows.append(row(name, outcomes(name, args.first_seed, args.cubes)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for index, cells in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
+    print(f"3x3, seeds {args.first_seed}-{args.first_seed + args.cubes - 1}, each under its own "
+          "lamp and one lamp; reach: the least share of the gap asked a reading's stickers meet "
+          "(1 or more: accepted)")
+
+
+if __name__ == "__main__":
+    main()
