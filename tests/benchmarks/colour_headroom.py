@@ -28,7 +28,7 @@ from typing import Optional
 import numpy as np
 
 from bench_colour import same_cube
-from bench_colour_tail import _scans
+from bench_colour_tail import lamp_scans, print_table
 
 SAFETY = 1.2  # the margin over the worst wrong reading the rule's calibration keeps
 
@@ -58,7 +58,7 @@ def outcomes(name: str, first: int, cubes: int) -> list[tuple[Optional[float], b
     from cubebot.calibration.classifier import ColourClassifier
 
     found = []
-    for _, _, truth, samples in _scans(3, name, first, cubes):
+    for _, _, truth, samples in lamp_scans(3, name, first, cubes):
         model = ColourClassifier(3, profile=False)
         accepted = True
         try:
@@ -103,11 +103,7 @@ def main() -> None:
              "right above it", f"right above {SAFETY} x it")]
     for name in args.conditions.split(","):
         rows.append(row(name, outcomes(name, args.first_seed, args.cubes)))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for index, cells in enumerate(rows):
-        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
-        if index == 0:
-            print("  ".join("-" * width for width in widths))
+    print_table(rows)
     print(f"3x3, seeds {args.first_seed}-{args.first_seed + args.cubes - 1}, each under its own "
           "lamp and one lamp; reach: the least share of the gap asked a reading's stickers meet "
           "(1 or more: accepted)")
