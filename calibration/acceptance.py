@@ -33,7 +33,7 @@ from cubebot.solver.notation import FACE_LETTERS
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
            "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence",
            "confirm", "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP",
-           "BROKEN_ODDS", "turned_in_place"]
+           "BROKEN_ODDS", "turned_in_place", "gap_share"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -281,6 +281,16 @@ def _confidence(gap: np.ndarray, required: float) -> np.ndarray:
     exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
     confidence: np.ndarray = 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
     return confidence
+
+
+def gap_share(confidence: np.ndarray) -> np.ndarray:
+    """Return per sticker the share of the gap asked that its ``confidence`` stands for: 1 at
+    :data:`ACCEPT_CONFIDENCE`, as many times more as the gap is (the inverse of the confidence's
+    map, a confirmed sticker's shares included); infinite where the confidence is 1."""
+    c = np.clip(np.asarray(confidence, dtype=float), 1e-300, 1.0)
+    with np.errstate(divide="ignore"):
+        return np.asarray(np.log(c / (1.0 - c))
+                          / np.log(ACCEPT_CONFIDENCE / (1.0 - ACCEPT_CONFIDENCE)))
 
 
 def confirmed_stickers(labels: np.ndarray, second_labels: np.ndarray,

@@ -48,7 +48,7 @@ def wrong_rate_bound(wrong: int, total: int) -> float:
 
 
 def lamp_scans(size: int, name: str, first: int, cubes: int,
-           twisted: bool = False) -> Iterator[tuple[str, int, str, object]]:
+               twisted: bool = False) -> Iterator[tuple[str, int, str, object]]:
     """Yield (lamp, seed, facelets, samples) under the sweep's lamp and under one fixed lamp
     (``twisted``: each cube with a corner turned in its socket)."""
     from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan

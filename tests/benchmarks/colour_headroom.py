@@ -25,8 +25,6 @@ import os
 import tempfile
 from typing import Optional
 
-import numpy as np
-
 from bench_colour import same_cube
 from bench_colour_tail import lamp_scans, print_table
 
@@ -34,21 +32,12 @@ SAFETY = 1.2  # the margin over the worst wrong reading the rule's calibration k
 
 
 def reach(verdict: object) -> float:
-    """Return the least fraction, over the verdict's stickers, of the gap asked that each meets.
+    """Return the least share, over the verdict's stickers, of the gap asked that each meets:
+    its confidence read back as a share of the gap (a confirmed sticker's shares included,
+    :func:`~cubebot.calibration.acceptance.gap_share`)."""
+    from cubebot.calibration.acceptance import gap_share
 
-    A sticker meets its own gap's share of the rule's gap, or, confirmed by the light, the
-    lesser of its gaps to rival real cubes and to a broken cube over their confirmed shares.
-    """
-    from cubebot.calibration.acceptance import CONFIRMED_SHARE
-
-    rival_share, broken_share = CONFIRMED_SHARE[3]
-    required = verdict.required  # type: ignore[attr-defined]
-    own = verdict.gap / required  # type: ignore[attr-defined]
-    confirmed = np.zeros(len(own), dtype=bool)
-    confirmed[list(verdict.confirmed)] = True  # type: ignore[attr-defined]
-    shared = np.minimum(verdict.rival_gap / (required * rival_share),  # type: ignore[attr-defined]
-                        verdict.broken_gap / (required * broken_share))  # type: ignore[attr-defined]
-    return float(np.where(confirmed, np.maximum(own, shared), own).min())
+    return float(gap_share(verdict.confidence).min())  # type: ignore[attr-defined]
 
 
 def outcomes(name: str, first: int, cubes: int) -> list[tuple[Optional[float], bool, bool]]:
@@ -74,7 +63,7 @@ def outcomes(name: str, first: int, cubes: int) -> list[tuple[Optional[float], b
 
 
 def row(name: str, found: list[tuple[Optional[float], bool, bool]]) -> tuple[str, ...]:
-    """Return the table row of one light."""
+    """Return the table row of one light ("read now": right and accepted)."""
     total = len(found)
     weighed = [(r, right) for r, right, _ in found if r is not None]
     wrong = [r for r, right in weighed if not right]
@@ -83,7 +72,7 @@ def row(name: str, found: list[tuple[Optional[float], bool, bool]]) -> tuple[str
     def share(count: int) -> str:
         return f"{count} ({100 * count / total:.1f} %)"
 
-    return (name, str(total), share(sum(1 for _, _, a in found if a)),
+    return (name, str(total), share(sum(1 for _, right, a in found if right and a)),
             share(sum(1 for _, right in weighed if right)),
             f"{worst:.3f}" if wrong else "none",
             share(sum(1 for r, right in weighed if right and r > worst)),

@@ -20,7 +20,7 @@ from cubebot.calibration import (
     classify,
     learn_profile,
 )
-from cubebot.calibration.acceptance import CALIBRATED_RULE, SYNTHETIC_RULE
+from cubebot.calibration.acceptance import CALIBRATED_RULE, SYNTHETIC_RULE, gap_share
 from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, ColourClassifier, sticker_confidence
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.stress import (CONDITIONS, one_lamp, random_scan, render_scan,
@@ -50,6 +50,13 @@ def test_confidence_is_one_half_at_a_tie_and_the_rule_at_the_required_gap() -> N
     assert CALIBRATED_RULE.required(6.0, 3) == pytest.approx(need * 2.0 ** CALIBRATED_RULE.power[3])
     assert sticker_confidence(np.array([CALIBRATED_RULE.required(6.0, 3)]), 6.0)[0] == \
         pytest.approx(ACCEPT_CONFIDENCE)
+
+
+def test_a_confidence_reads_back_as_its_share_of_the_gap_asked() -> None:
+    need = CALIBRATED_RULE.required(3.0, 3)
+    gaps = np.array([-0.5, 0.0, 0.4, 1.0, 2.5]) * need
+    assert gap_share(sticker_confidence(gaps, 3.0)) == pytest.approx(gaps / need)
+    assert gap_share(np.array([1.0]))[0] == np.inf
 
 
 def test_the_rule_before_issue_26_is_kept_for_the_benchmark() -> None:
