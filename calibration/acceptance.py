@@ -33,7 +33,8 @@ from cubebot.solver.notation import FACE_LETTERS
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
            "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence",
            "confirm", "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP",
-           "BROKEN_ODDS", "turned_in_place", "gap_share"]
+           "BROKEN_ODDS", "turned_in_place", "gap_share", "CONTRADICTING_GAP",
+           "contradicted_stickers", "contradict"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -147,6 +148,20 @@ CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
 #: asked: the light's gap short of ten thousand to one does not tell right from wrong.
 CONFIRMED_SHARE = {3: (0.6, 0.30), 2: (0.5, 1.0)}
 CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
+#: per cube size, the nats past which the second reader, reading a sticker as another real cube,
+#: vetoes the colour reading there (a size not here has no veto). The 2x2 rule alone accepted
+#: two wrong 2x2s far from every seed it was set on (``bench_colour_tail.py --sizes 2``, seeds
+#: 5000-5499: hard light under one lamp, seed 5131, at 1.08 times the gap asked; hostile under
+#: its own, 5115, at 1.24), and to refuse them by the gap the rule would ask 1.5 times as much
+#: (hard light 57 in 100 2x2s instead of 80). In both the light read another real cube, sure of
+#: it at 263 and 345 nats on the stickers they differ on. The light is often that sure of a
+#: wrong reading of its own under washed-out light (right 2x2s it read otherwise at up to 366
+#: nats), so the veto asks 100 nats: over seeds 2000-2099, 3000-3099, 4000-4399 and 5000-5499,
+#: each harsh light under both lamps, it refused 16 of the 7,839 right 2x2s the rule accepted
+#: (hard light 10, washed-out 5, real camera 1), both wrong ones and 1 of the 18 twisted 2x2s
+#: read as real; the light read every labelled real 2x2 the same cube (or another at 8 nats at
+#: most). A 3x3 has no veto: no wrong 3x3 was accepted in any sweep or tail.
+CONTRADICTING_GAP = {2: 100.0}
 #: one scan in this many shows a broken cube. Where glare hides how a piece is turned (two of a
 #: corner's three stickers washed towards the white of the third), the cube's rules and these
 #: odds alone decide its turn, and a cube with that corner twisted is read as a real one:
@@ -225,7 +240,8 @@ class Verdict:
     next-cheapest class; ``scale`` the reading's scatter (weighted-Lab units); ``rival_gap``
     the gap to rival real cubes alone (``gap`` also counts "the cube is broken"),
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
-    included), and ``confirmed`` the stickers a second reader confirmed (:func:`confirm`).
+    included), ``confirmed`` the stickers a second reader confirmed (:func:`confirm`) and
+    ``contradicted`` the ones it read as another real cube (:func:`contradict`).
     """
 
     facelets: str
@@ -240,6 +256,7 @@ class Verdict:
     could_be: tuple[str, ...]
     scale: float = 0.0
     confirmed: tuple[int, ...] = ()
+    contradicted: tuple[int, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -306,6 +323,29 @@ def confirmed_stickers(labels: np.ndarray, second_labels: np.ndarray,
     if trust is not None:
         confirmed &= np.asarray(trust) >= _CLEAR_TRUST
     return np.asarray(confirmed)
+
+
+def contradicted_stickers(labels: np.ndarray, second_labels: np.ndarray,
+                          second_gap: np.ndarray, size: int) -> np.ndarray:
+    """Return a mask of the stickers a second reader reads as another real cube, sure of them
+    past :data:`CONTRADICTING_GAP` (nats; none for a size without a veto)."""
+    limit = CONTRADICTING_GAP.get(size)
+    differs = np.asarray(second_labels) != np.asarray(labels)
+    if limit is None:
+        return np.zeros(len(differs), dtype=bool)
+    return np.asarray(differs & (np.asarray(second_gap) >= limit))
+
+
+def contradict(verdict: Verdict, contradicted: np.ndarray,
+               second_labels: np.ndarray) -> Verdict:
+    """Return the verdict with the stickers a second reader contradicts (per sticker;
+    :func:`contradicted_stickers`) in doubt: their confidence at most one half (two readers
+    of the scan, two cubes), and what each could be the second reader's face letter."""
+    confidence = np.where(contradicted, np.minimum(verdict.confidence, 0.5), verdict.confidence)
+    could_be = tuple(FACE_LETTERS[int(second_labels[i])] if contradicted[i] else letter
+                     for i, letter in enumerate(verdict.could_be))
+    return replace(verdict, confidence=confidence, could_be=could_be,
+                   contradicted=tuple(int(i) for i in np.flatnonzero(contradicted)))
 
 
 def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
@@ -545,16 +585,22 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
     doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
     if not len(doubtful):
         return
-    # name the weakest group (the stickers a rival cube reads otherwise), not every one
-    weakest = float(verdict.gap[doubtful].min())
-    near = weakest + 0.25 * verdict.required
-    doubtful = doubtful[verdict.gap[doubtful] <= near]
-    doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
+    if verdict.contradicted:
+        doubtful = np.array(verdict.contradicted[:_NAMED_MAX], dtype=np.intp)
+        reason = ("their colours read one real cube and the light another, each sure of its "
+                  "own")
+    else:
+        # name the weakest group (the stickers a rival cube reads otherwise), not every one
+        weakest = float(verdict.gap[doubtful].min())
+        near = weakest + 0.25 * verdict.required
+        doubtful = doubtful[verdict.gap[doubtful] <= near]
+        doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
+        reason = ("more than one real cube fits their colours (the runner-up is "
+                  f"{verdict.margin:.1f} cost units behind; a reading needs "
+                  f"{verdict.required:.0f})")
     action = PROFILE_ACTION if offer_profile else _reshoot(doubtful, size)
     raise DoubtfulStickersError(
-        doubtful, size,
-        "more than one real cube fits their colours (the runner-up is "
-        f"{verdict.margin:.1f} cost units behind; a reading needs {verdict.required:.0f})",
+        doubtful, size, reason,
         read_as={int(i): verdict.facelets[i] for i in doubtful},
         could_be={int(i): verdict.could_be[i] for i in doubtful},
         reading=verdict.facelets, confidence=verdict.confidence, action=action,

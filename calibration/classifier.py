@@ -53,6 +53,7 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
     CALIBRATED_RULE,
+    CONTRADICTING_GAP,
     SYNTHETIC_RULE,
     GapRule,
     LooseReading,
@@ -60,6 +61,8 @@ from cubebot.calibration.acceptance import (
     Verdict,
     confirm,
     confirmed_stickers,
+    contradict,
+    contradicted_stickers,
     judge,
     sticker_confidence,
     weigh,
@@ -629,11 +632,18 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             BrokenCubeError: the stickers' own colours show a cube no turning reaches.
         """
         verdict = weigh(self._reading(last))
-        if self.confirm and not verdict.accepted:
+        # a size the light may veto (CONTRADICTING_GAP) is read by it even when accepted
+        if self.confirm and (not verdict.accepted or self.size in CONTRADICTING_GAP):
             second = reflectance_reading(rgb, self.size, verdict.labels, scheme)
+            contradicted = contradicted_stickers(verdict.labels, second.labels, second.gap,
+                                                 self.size)
             confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
                                            last.trust)
-            if confirmed.any():
+            if contradicted.any():
+                verdict = contradict(verdict, contradicted, second.labels)
+                log.info("the reading by the light is another real cube at %d stickers",
+                         int(contradicted.sum()))
+            elif confirmed.any() and not verdict.accepted:
                 verdict = confirm(verdict, confirmed, self.size)
                 log.info("the reading by the light confirms %d of %d stickers",
                          int(confirmed.sum()), len(confirmed))

@@ -1,8 +1,8 @@
 """How far any acceptance rule on the colour model's gaps could go; print the table.
 
 Run: ``python tests/benchmarks/colour_headroom.py [--cubes 400] [--first-seed 4000]
-[--conditions hard,hostile,real camera,washed-out]`` (3x3 only; about ten minutes on one core
-at the defaults).
+[--conditions hard,hostile,real camera,washed-out] [--size 3]`` (about ten minutes on one core
+at the defaults for a 3x3, two for a 2x2).
 
 The rule in force accepts a reading when every sticker's gap reaches the gap the rule asks, or,
 where the reading by the light confirms the sticker, the shares of it it asks
@@ -12,7 +12,7 @@ meets (at least 1 for an accepted reading). A rule that asked every gap times ``
 exactly the readings whose reach is at least ``t``; so per light, the right readings whose reach
 is above that of every wrong reading are the most any such rescaling of the rule could read with
 no wrong cube, even one chosen for that light alone (which a scan cannot know). It reads
-``--cubes`` 3x3s per harsh light under the sweep's lamp and under one lamp fixed per seed (as
+``--cubes`` cubes of ``--size`` per harsh light under the sweep's lamp and under one lamp fixed per seed (as
 ``bench_colour_tail.py``) and prints per light: read now; best reading right (a perfect rule's
 ceiling); the largest reach of a wrong reading; the right readings above it, and above 1.2 times
 it (the margin the rule's calibration keeps).
@@ -40,15 +40,16 @@ def reach(verdict: object) -> float:
     return float(gap_share(verdict.confidence).min())  # type: ignore[attr-defined]
 
 
-def outcomes(name: str, first: int, cubes: int) -> list[tuple[Optional[float], bool, bool]]:
+def outcomes(name: str, first: int, cubes: int,
+             size: int = 3) -> list[tuple[Optional[float], bool, bool]]:
     """Return per scan (its reach, or None when refused before any gap was weighed; whether
     its best reading is right; whether it was accepted)."""
     from cubebot.calibration import CalibrationError
     from cubebot.calibration.classifier import ColourClassifier
 
     found = []
-    for _, _, truth, samples in lamp_scans(3, name, first, cubes):
-        model = ColourClassifier(3, profile=False)
+    for _, _, truth, samples in lamp_scans(size, name, first, cubes):
+        model = ColourClassifier(size, profile=False)
         accepted = True
         try:
             model.fit(samples)
@@ -84,6 +85,7 @@ def main() -> None:
     parser.add_argument("--cubes", type=int, default=400, help="cubes per light and lamp")
     parser.add_argument("--first-seed", type=int, default=4000)
     parser.add_argument("--conditions", default="hard,hostile,real camera,washed-out")
+    parser.add_argument("--size", type=int, choices=(2, 3), default=3)
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -91,9 +93,9 @@ def main() -> None:
     rows = [("light", "scans", "read now", "best reading right", "worst wrong reach",
              "right above it", f"right above {SAFETY} x it")]
     for name in args.conditions.split(","):
-        rows.append(row(name, outcomes(name, args.first_seed, args.cubes)))
+        rows.append(row(name, outcomes(name, args.first_seed, args.cubes, args.size)))
     print_table(rows)
-    print(f"3x3, seeds {args.first_seed}-{args.first_seed + args.cubes - 1}, each under its own "
+    print(f"{args.size}x{args.size}, seeds {args.first_seed}-{args.first_seed + args.cubes - 1}, each under its own "
           "lamp and one lamp; reach: the least share of the gap asked a reading's stickers meet "
           "(1 or more: accepted)")
 
