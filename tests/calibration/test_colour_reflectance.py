@@ -232,6 +232,20 @@ def test_a_contradicted_sticker_is_named_with_the_colour_the_light_reads() -> No
     assert "the light another" in str(err.value) and "white or red" in str(err.value)
 
 
+def test_a_wrong_2x2_the_light_confirms_at_half_the_gap_is_refused() -> None:
+    # hard light under one lamp (seed 6499 of bench_colour_tail.py's range 6000-6499): the
+    # light read the colour model's wrong 2x2 too, sure of every sticker, and its gap to rival
+    # cubes was 0.507 of the rule's; a 2x2 asked half of it then
+    truth, scan = random_scan(2, one_lamp(CONDITIONS["hard"], 6499), 6499)
+    model = ColourClassifier(2, profile=False)
+    with pytest.raises(DoubtfulStickersError):
+        model.fit(scan)
+    verdict = model.verdict_
+    assert verdict.facelets != truth and verdict.confirmed  # the wrong cube, confirmed
+    share = float((verdict.rival_gap / verdict.required).min())
+    assert 0.5 < share < CONFIRMED_SHARE[2][0]
+
+
 @pytest.mark.parametrize("light, lamp, seed", [("hard", "one", 5131), ("hostile", "own", 5115)])
 def test_a_wrong_2x2_the_rule_accepts_is_refused_when_the_light_reads_another_cube(
         light: str, lamp: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
