@@ -158,9 +158,10 @@ CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker 
 #: 5000-5499: hard light under one lamp, seed 5131, at 1.08 times the gap asked; hostile under
 #: its own, 5115, at 1.24), and to refuse them by the gap the rule would ask 1.5 times as much
 #: (hard light 57 in 100 2x2s instead of 80). In both the light read another real cube, sure of
-#: it at 263 and 345 nats on the stickers they differ on. The light is often that sure of a
-#: wrong reading of its own under washed-out light (right 2x2s it read otherwise at up to 366
-#: nats), so the veto asks 100 nats: over seeds 2000-2099, 3000-3099, 4000-4399 and 5000-5499,
+#: it at 263 and 345 nats on the stickers they differ on. The light also reads right 2x2s as
+#: another cube, in 886 of those below: mostly under washed-out light, at tens of nats (a veto
+#: at 50 nats refused 2.5 in 100 washed-out 2x2s), and a few in hard light at up to 366 nats.
+#: So the veto asks 100 nats: over seeds 2000-2099, 3000-3099, 4000-4399 and 5000-5499,
 #: each harsh light under both lamps, it refused 16 of the 7,839 right 2x2s the rule accepted
 #: (hard light 10, washed-out 5, real camera 1), both wrong ones and 1 of the 18 twisted 2x2s
 #: read as real; the light read every labelled real 2x2 the same cube (or another at 8 nats at
