@@ -241,7 +241,10 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
     ``confirm``: a reading the rule doubts is read again by the light
     (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
-    a sticker, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.weigh`).
+    a sticker, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.confirm`).
+    A 2x2 is read by the light even when the rule accepts it: where the light reads another
+    real cube, sure of a sticker, the scan is refused there
+    (:func:`~cubebot.calibration.acceptance.contradict`).
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
