@@ -12,10 +12,10 @@ meets (at least 1 for an accepted reading). A rule that asked every gap times ``
 exactly the readings whose reach is at least ``t``; so per light, the right readings whose reach
 is above that of every wrong reading are the most any such rescaling of the rule could read with
 no wrong cube, even one chosen for that light alone (which a scan cannot know). It reads
-``--cubes`` cubes of ``--size`` per harsh light under the sweep's lamp and under one lamp fixed per seed (as
-``bench_colour_tail.py``) and prints per light: read now; best reading right (a perfect rule's
-ceiling); the largest reach of a wrong reading; the right readings above it, and above 1.2 times
-it (the margin the rule's calibration keeps).
+``--cubes`` cubes of ``--size`` per harsh light under the sweep's lamp and under one lamp
+fixed per seed (as ``bench_colour_tail.py``) and prints per light: read now; best reading right
+(a perfect rule's ceiling); the largest reach of a wrong reading; the right readings above it,
+and above 1.2 times it (the margin the rule's calibration keeps).
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def main() -> None:
     for name in args.conditions.split(","):
         rows.append(row(name, outcomes(name, args.first_seed, args.cubes, args.size)))
     print_table(rows)
-    print(f"{args.size}x{args.size}, seeds {args.first_seed}-{args.first_seed + args.cubes - 1}, each under its own "
+    last = args.first_seed + args.cubes - 1
+    print(f"{args.size}x{args.size}, seeds {args.first_seed}-{last}, each under its own "
           "lamp and one lamp; reach: the least share of the gap asked a reading's stickers meet "
           "(1 or more: accepted)")
 

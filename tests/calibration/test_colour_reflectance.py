@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pytest
 
@@ -24,6 +26,20 @@ WARM_LAMP = np.array([1.0, 0.75, 0.5])
 
 def _labels(facelets: str) -> np.ndarray:
     return np.array([FACE_LETTERS.index(c) for c in facelets])
+
+
+def _refused(size: int, scan: np.ndarray, match: Optional[str] = None) -> Verdict:
+    """Return the verdict of a scan the classifier must refuse (``match``: in its message)."""
+    model = ColourClassifier(size, profile=False)
+    with pytest.raises(DoubtfulStickersError, match=match):
+        model.fit(scan)
+    verdict: Verdict = model.verdict_
+    return verdict
+
+
+def _misread(verdict: Verdict, truth: str) -> set[int]:
+    """Return the stickers the verdict reads otherwise than the cube ``truth``."""
+    return {int(i) for i in np.flatnonzero(verdict.labels != _labels(truth))}
 
 
 def test_a_sticker_costs_least_in_its_own_colour_at_any_brightness() -> None:
@@ -176,11 +192,8 @@ def test_a_glared_sticker_does_not_tilt_its_face_light_into_a_wrong_confirmation
     # light, and the light confirmed the wrong cube the colour model preferred (a white, an
     # orange and a red read round in a cycle): it was accepted
     truth, scan = random_scan(3, one_lamp(CONDITIONS["hard"], 350), 350)
-    model = ColourClassifier(3, profile=False)
-    with pytest.raises(DoubtfulStickersError):
-        model.fit(scan)
-    verdict = model.verdict_
-    wrong = {int(i) for i in np.flatnonzero(verdict.labels != _labels(truth))}
+    verdict = _refused(3, scan)
+    wrong = _misread(verdict, truth)
     assert wrong, "the colour model's best reading is the cycle, as in the sweep"
     assert not wrong & set(verdict.confirmed)
 
@@ -190,10 +203,7 @@ def test_a_2x2_face_is_balanced_by_all_its_stickers_and_no_wrong_cube_is_confirm
     # stickers by how well each fits (as a 3x3's face is) let the light confirm the colour
     # model's wrong reading, which was then accepted; counted alike, they confirm none of it
     truth, scan = random_scan(2, CONDITIONS["hostile"], 4227)
-    model = ColourClassifier(2, profile=False)
-    with pytest.raises(DoubtfulStickersError):
-        model.fit(scan)
-    assert not model.verdict_.confirmed
+    assert not _refused(2, scan).confirmed
 
 
 def test_only_another_cube_read_past_the_veto_contradicts_a_2x2s_stickers() -> None:
@@ -237,10 +247,7 @@ def test_a_wrong_2x2_the_light_confirms_at_half_the_gap_is_refused() -> None:
     # light read the colour model's wrong 2x2 too, sure of every sticker, and its gap to rival
     # cubes was 0.507 of the rule's; a 2x2 asked half of it then
     truth, scan = random_scan(2, one_lamp(CONDITIONS["hard"], 6499), 6499)
-    model = ColourClassifier(2, profile=False)
-    with pytest.raises(DoubtfulStickersError):
-        model.fit(scan)
-    verdict = model.verdict_
+    verdict = _refused(2, scan)
     assert verdict.facelets != truth and verdict.confirmed  # the wrong cube, confirmed
     share = float((verdict.rival_gap / verdict.required).min())
     assert 0.5 < share < CONFIRMED_SHARE[2][0]
@@ -254,10 +261,7 @@ def test_a_wrong_2x2_the_rule_accepts_is_refused_when_the_light_reads_another_cu
     # stickers the colours misread (in 5131 it read the truth there, in 5115 a third cube)
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
     truth, scan = random_scan(2, lighting, seed)
-    model = ColourClassifier(2, profile=False)
-    with pytest.raises(DoubtfulStickersError, match="the light another"):
-        model.fit(scan)
-    misread = set(np.flatnonzero(model.verdict_.labels != _labels(truth)))
-    assert set(model.verdict_.contradicted) & misread
+    verdict = _refused(2, scan, match="the light another")
+    assert set(verdict.contradicted) & _misread(verdict, truth)
     monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong
     assert ColourClassifier(2, profile=False).fit(scan).facelets_ != truth
