@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Optional
 
 import numpy as np
-from scipy.special import log_ndtr, logsumexp  # type: ignore[import-untyped]
+from scipy.special import log_ndtr  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import BROKEN_ODDS, turned_in_place
 from cubebot.calibration.class_shape import face_design
@@ -61,6 +61,7 @@ _GLARE_SHARE = 0.06  # share of stickers with some of the lamp's light reflected
 _GLARE_WASHES = np.linspace(0.2, 0.9, 8)  # how much of a glared sticker is the lamp's light
 _GLARE_LEVEL = 1.2  # a glare spot's brightness against the lamp's white at the face's exposure
 _SENSOR_TOP, _SENSOR_BOTTOM = 254.5, 0.5  # a channel past these is at the sensor's end
+_LOG_NORM = float(np.log(_NOISE * np.sqrt(2.0 * np.pi)))  # a channel's Gaussian normalisation
 _BROKEN = np.log(BROKEN_ODDS)  # nats: the prior cost of "the cube is broken"
 _ROUNDS = 2  # re-estimates of reflectances and face balances from the reading
 # On the labelled real scans, a sticker's log brightness lies about its face's field with a
@@ -116,7 +117,7 @@ def _log_likelihood(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     255) is the chance the noise took the sensor past its end.
     """
     z = (observed - predicted) / _NOISE
-    per_channel = -0.5 * z * z - np.log(_NOISE * np.sqrt(2.0 * np.pi))
+    per_channel = -0.5 * z * z - _LOG_NORM
     top, bottom = observed >= _SENSOR_TOP, observed <= _SENSOR_BOTTOM
     if top.any() or bottom.any():
         per_channel = np.where(top, log_ndtr(-(255.0 - predicted) / _NOISE), per_channel)
@@ -124,9 +125,43 @@ def _log_likelihood(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     return np.asarray(per_channel.sum(axis=-1))
 
 
+def _shared_log_likelihood(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """Return :func:`_log_likelihood` of each of ``observed`` (m, 3) at every colour of
+    ``predicted`` (..., 3), which the samples share: shape (m, ...).
+
+    Unclipped samples expand the squared distance into a product of matrices; a clipped one is
+    summed channel by channel, its clipped channels from one tail each (the same for every
+    sample clipped there). Neither forms a difference the size of every sample times every
+    prediction.
+    """
+    flat = predicted.reshape(-1, 3)
+    top, bottom = observed >= _SENSOR_TOP, observed <= _SENSOR_BOTTOM
+    clipped = (top | bottom).any(axis=1)
+    log_likelihood = np.empty((len(observed), len(flat)))
+    plain = observed[~clipped]
+    squared = ((plain * plain).sum(axis=1)[:, None] - 2.0 * plain @ flat.T
+               + (flat * flat).sum(axis=1)[None, :])
+    log_likelihood[~clipped] = squared * (-0.5 / _NOISE ** 2) - 3 * _LOG_NORM
+    for index in np.flatnonzero(clipped):
+        total = np.zeros(len(flat))
+        for channel in range(3):
+            level = flat[:, channel]
+            if top[index, channel]:
+                total += log_ndtr(-(255.0 - level) / _NOISE)
+            elif bottom[index, channel]:
+                total += log_ndtr(-level / _NOISE)
+            else:
+                z = (observed[index, channel] - level) / _NOISE
+                total += -0.5 * z * z - _LOG_NORM
+        log_likelihood[index] = total
+    return log_likelihood.reshape((len(observed),) + predicted.shape[:-1])
+
+
 def _log_mean_exp(values: np.ndarray) -> np.ndarray:
-    """Return log(mean(exp(values))) over the last axis."""
-    return np.asarray(logsumexp(values, axis=-1) - np.log(values.shape[-1]))
+    """Return log(mean(exp(values))) over the last axis (finite values)."""
+    top = values.max(axis=-1, keepdims=True)
+    mean = np.exp(values - top).mean(axis=-1)
+    return np.asarray(np.log(mean) + top[..., 0])
 
 
 def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
@@ -162,7 +197,7 @@ def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
         if not mine.any():
             continue
         # (m, variant, colour, D)
-        ll = _log_likelihood(rgb[mine][:, None, None, None, :], predicted[None, :, face])
+        ll = _shared_log_likelihood(rgb[mine], predicted[:, face])
         plain = _log_mean_exp(ll[:, 0])
         glared = _log_mean_exp(ll[:, 1:].transpose(0, 2, 1, 3).reshape(len(ll), 6, -1))
         likelihood = np.logaddexp(np.log(1.0 - _GLARE_SHARE) + plain,

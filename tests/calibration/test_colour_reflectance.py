@@ -14,7 +14,8 @@ from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CONFIRMED_SHARE, 
                                             contradicted_stickers, judge)
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
-from cubebot.calibration.reflectance import light_field, reflectance_reading, sticker_costs
+from cubebot.calibration.reflectance import (_log_likelihood, _shared_log_likelihood, light_field,
+                                             reflectance_reading, sticker_costs)
 from cubebot.calibration.scheme import load_scheme
 from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 from cubebot.solver.notation import FACE_LETTERS
@@ -65,6 +66,20 @@ def test_a_glared_sticker_can_be_its_colour_and_a_clipped_one_costs_finitely() -
     assert green_cost < white_cost + 3.0
     assert all(green_cost < cost[0, FACE_LETTERS.index(c)] - 3.0 for c in "RDLB")
     assert np.isfinite(cost).all() and (cost < 1e6).all()
+
+
+def test_the_shared_likelihood_is_the_per_channel_sum_clipped_or_not() -> None:
+    # the fast path every face's samples take must be the plain sum it replaces
+    rng = np.random.default_rng(5)
+    predicted = rng.uniform(0.0, 255.0, (9, 6, 40, 3))
+    observed = rng.uniform(1.0, 254.0, (6, 3))
+    observed[1, 0] = 255.0  # one channel at the top, one at the bottom, one sample at both
+    observed[2, 2] = 0.0
+    observed[3] = (255.0, 0.0, 120.0)
+    shared = _shared_log_likelihood(observed, predicted)
+    plain = np.stack([_log_likelihood(sample, predicted) for sample in observed])
+    assert shared.shape == (6, 9, 6, 40)
+    np.testing.assert_allclose(shared, plain, rtol=1e-9, atol=1e-9)
 
 
 def test_the_light_field_follows_a_shadow_across_a_face_and_not_a_glare_spot() -> None:
