@@ -8,7 +8,8 @@
 True
 """
 
-from cubebot.calibration.classifier import Classification, ColourClassifier, ScanKind, classify
+from cubebot.calibration.classification import Classification, ScanKind, classify
+from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.errors import (
     CalibrationError,
     BrokenCubeError,

@@ -26,7 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_design",
-           "face_shading", "glare_costs", "GLARE_COST", "class_middles"]
+           "face_shading", "glare_costs", "GLARE_COST", "class_middles", "outlying_stickers", "face_gains"]
+
+_OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
+_OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
+_BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
@@ -223,3 +227,41 @@ def glare_costs(lit: np.ndarray, labels: np.ndarray, clipped: np.ndarray,
     fitted = bound + 0.5 * misfit.min(axis=-1)
     costs[chosen] = np.where(present[None, :], fitted, np.inf)
     return costs
+
+
+def outlying_stickers(features: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Return a mask of stickers far from the middle of their own class (glare spots, logos).
+
+    "Far" is :data:`_OUTLIER_FACTOR` times the class's median distance from its middle (and at
+    least :data:`_OUTLIER_FLOOR` weighted-Lab units): a glare spot washed towards white need
+    not look like another class to drag its own class's mean far off.
+    """
+    outlying = np.zeros(len(labels), dtype=bool)
+    for c in np.unique(labels):
+        mine = labels == c
+        off = np.sqrt(((features[mine] - np.median(features[mine], axis=0)) ** 2).sum(axis=1))
+        outlying[mine] = off > max(_OUTLIER_FACTOR * float(np.median(off)), _OUTLIER_FLOOR)
+    return outlying
+
+
+def face_gains(balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray) -> np.ndarray:
+    """Return per-face RGB gains (exposure and partly trusted balance), geometric mean 1.
+
+    ``balanced`` (n, 3) the stickers' colours, ``labels`` (n,) their classes, ``faces_of`` (n,)
+    each sticker's face.
+    """
+    wanted = class_middles(balanced, labels)[labels]
+    gains = np.ones((6, 3))
+    for face in range(6):
+        mine = faces_of == face
+        x, t = balanced[mine], wanted[mine]
+        # stickers far from their class (glare, logos) should not set the exposure
+        ratio = (x * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-6)
+        weights = 1.0 / (1.0 + (np.log(np.maximum(ratio, 1e-3)) / 0.3) ** 2)
+        exposure = (weights * (x * t).sum(axis=1)).sum() / max(
+            (weights * (t * t).sum(axis=1)).sum(), 1e-9)
+        channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
+            (weights[:, None] * t * t).sum(axis=0), 1e-9)
+        balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
+        gains[face] = max(exposure, 1e-3) * balance
+    return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))

@@ -31,7 +31,7 @@ A face-on reading the acceptance rule doubts is read a second time by the light
 brightness, glare and clipping); the stickers that reading confirms need less gap
 (:func:`~cubebot.calibration.acceptance.weigh`).
 
-:func:`classify` wraps it for the pipeline and returns a :class:`Classification`.
+:func:`~cubebot.calibration.classification.classify` wraps it for the pipeline.
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ import logging
 import warnings
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from enum import Enum
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 # scikit-learn and threadpoolctl ship no type information
@@ -54,7 +53,6 @@ from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
     CALIBRATED_RULE,
     CONTRADICTING_GAP,
-    SYNTHETIC_RULE,
     GapRule,
     LooseReading,
     Reading,
@@ -71,26 +69,27 @@ from cubebot.calibration.class_shape import (
     CHI2_MEDIAN,
     class_covariances,
     class_middles,
+    face_gains,
     face_shading,
     glare_costs,
     log_volumes,
+    outlying_stickers,
     squared_distances,
 )
 from cubebot.calibration.colour_space import (CLIPPED_LEVEL, lab_features, linear_to_lab,
-                                              read_samples, read_spread, srgb_to_linear,
-                                              without_flare)
+                                              read_samples, read_spread, spread_trust,
+                                              srgb_to_linear, without_flare)
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.reflectance import reflectance_reading
-from cubebot.calibration.scheme import (ColourScheme, SchemeLike, load_scheme, nearest_holding,
-                                        orientations)
+from cubebot.calibration.scheme import (ColourScheme, SchemeLike, colour_layouts, load_scheme,
+                                        nearest_holding)
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ColourClassifier", "Classification", "ScanKind", "classify", "sticker_confidence",
-           "ACCEPT_CONFIDENCE"]
+__all__ = ["ColourClassifier", "sticker_confidence", "ACCEPT_CONFIDENCE"]
 
 log = logging.getLogger(__name__)
 
@@ -114,65 +113,8 @@ _OUTLIER_COST = 12.0
 _FLARE_SHARE = 0.8
 _OTHER_STARTS = 3  # k-means++ starts a 2x2 is also fitted from (see _likeliest_start)
 _PRIOR_WEIGHT = 3.0  # a profile's colour counts this many times a centre's in a round 3x3's seeds
-_BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _ASTRAY_SHARE = 8  # a known cube may show one sticker in this many looking like another class
-_OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
-_OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
-_SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
-
-
-class ScanKind(Enum):
-    """How a scan's colours were taken, which decides the colour model and its rule."""
-
-    #: a photo (or a sample) per face, face on: the camera, the guided scan, ``classify --rgb``
-    FACE_ON = "face-on"
-    #: frames that each show several faces at an angle, hidden stickers supplied by the
-    #: cube's rules (a rig's fixed cameras, two corner photos, looking again)
-    MULTI_VIEW = "multi-view"
-
-    def model_options(self) -> dict[str, Any]:
-        """Return the :class:`ColourClassifier` options (shape, shading, rule) of this kind.
-
-        The one home for why they differ. Face on, the covariance per colour, the shade across
-        each face and the rule calibrated on real and synthetic face-on scans
-        (``CALIBRATED_RULE``) read more and accepted no wrong cube in any sweep. In multi-view
-        scans the same model accepted a wrong cube (the corner-view ``glare`` sweep, seed 178,
-        gap 10.3 where it asked for 6.8): there the glare spots stay put, the stickers a rig
-        hides have no colour of their own, and that sweep was never part of its calibration.
-        Until a rule is calibrated on those scans as well, they keep the round scatter and
-        the rule that has read them with no wrong cube (``SYNTHETIC_RULE``), and no reading by
-        the light confirms theirs (its share was calibrated on face-on scans only).
-        """
-        if self is ScanKind.FACE_ON:
-            return {"shape": "full", "shading": True, "rule": CALIBRATED_RULE, "confirm": True}
-        return {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE, "confirm": False}
-
-
-@dataclass(frozen=True)
-class Classification:
-    """A scan read as a valid cube.
-
-    ``facelets`` is always a real cube in face letters URFDLB (a 2x2 normalised by its DBL
-    corner); ``confidence`` (one per sticker, 0..1) is the calibrated probability that the
-    sticker reads right (:func:`~cubebot.calibration.acceptance.sticker_confidence`), at least
-    :data:`ACCEPT_CONFIDENCE` for every sticker of an accepted cube; ``margin`` is the cost
-    gap to the cheapest different valid reading (0 = a tie). ``overruled`` lists the stickers
-    (facelet indices) whose own clear reading the cube's rules overruled -- a glare spot, a
-    misread sample, or a picture taken turned; a scanner choosing between readings (turned
-    pictures, re-shots) should prefer the one with fewest.
-    """
-
-    facelets: str
-    confidence: np.ndarray
-    margin: float
-    overruled: tuple[int, ...] = ()
-
-    def to_json(self) -> dict[str, object]:
-        """Return the classification as a JSON-ready dict."""
-        return {"facelets": self.facelets,
-                "confidence": [round(float(c), 4) for c in self.confidence],
-                "margin": round(float(self.margin), 4)}
 
 
 @dataclass(frozen=True)
@@ -200,28 +142,6 @@ def _thread_pools() -> ThreadpoolController:
     # 54 points are clustered in well under a millisecond on one thread; starting OpenMP's
     # pool for them costs ten times that, so k-means runs single-threaded here.
     return ThreadpoolController()
-
-
-@lru_cache(maxsize=None)
-def _layouts() -> tuple[np.ndarray, np.ndarray]:
-    """Return the 30 ways six colour classes can sit on a cube, and which the scheme allows.
-
-    Row ``s`` maps face f to the class shown there; rotations of the cube are left out (class
-    0 on U, the lowest class not opposite it on F). The scheme's own layout (class f on face f
-    of the reference holding, turned to that form) is flagged True.
-    """
-    layouts = []
-    for down in range(1, 6):
-        rest = [c for c in range(1, 6) if c != down]
-        front = rest[0]
-        for back in rest[1:]:
-            sides = [c for c in rest[1:] if c != back]
-            for right, left in (sides, sides[::-1]):
-                layouts.append((0, right, front, down, left, back))
-    table = np.array(layouts, dtype=np.intp)
-    rotated = {tuple(row) for row in orientations()}
-    allowed = np.array([tuple(row) in rotated for row in table])
-    return table, allowed
 
 
 class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is untyped
@@ -335,7 +255,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # held-out real 3x3s settled on a wrong reading (refused) that their centres read right
         features = self._features(balanced)
         prior = None if self._full_shape() else self._prior(features, profile)
-        trust = _trust(spread_rgb, n)
+        trust = spread_trust(spread_rgb, n)
         clipped = rgb >= CLIPPED_LEVEL
         last = self._settle(balanced, features, self._seed(features, scheme, profile, prior),
                             trust, faces_of, clipped)
@@ -386,7 +306,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 break
             labels = reading[0]
             # the face gains first, then the references in the light those gains correct
-            gains = self._face_gains(balanced, labels, faces_of)
+            gains = face_gains(balanced, labels, faces_of)
             lit = balanced / gains[faces_of]
             if self.shading and self.size == 3:
                 lit = lit / face_shading(lit, labels, self.size)[:, None]
@@ -465,7 +385,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         astray = self._check_known(features, labels, facelets)
         clear = np.ones(len(labels), dtype=bool)
         clear[astray] = False
-        clear &= ~_outlying(features, labels)
+        clear &= ~outlying_stickers(features, labels)
         refs = np.array([features[(labels == f) & clear].mean(axis=0) for f in range(6)])
         residual = np.sqrt(((features - refs[labels]) ** 2).sum(axis=1))
         self.cluster_centers_ = refs
@@ -550,7 +470,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             faces, loose_total = loose_labelling(cost, 3)
             return (result.labels, np.arange(6), result.cost, result.margin,
                     result.sticker_margin, LooseReading(faces, np.arange(6), loose_total))
-        layouts, allowed = _layouts()
+        layouts, allowed = colour_layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
         # per layout, the loose reading (pieces in their cheapest twist, twist sum ignored)
         # is a lower bound on its real cubes
@@ -602,25 +522,6 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         d2 = ((features - refs[labels]) ** 2).sum(axis=1)
         scale = float(np.clip(np.sqrt(np.median(d2) / CHI2_MEDIAN), *_SCALE_RANGE))
         return refs, scale
-
-    def _face_gains(self, balanced: np.ndarray, labels: np.ndarray,
-                    faces_of: np.ndarray) -> np.ndarray:
-        """Return per-face RGB gains (exposure and partly trusted balance), geometric mean 1."""
-        wanted = class_middles(balanced, labels)[labels]
-        gains = np.ones((6, 3))
-        for face in range(6):
-            mine = faces_of == face
-            x, t = balanced[mine], wanted[mine]
-            # stickers far from their class (glare, logos) should not set the exposure
-            ratio = (x * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-6)
-            weights = 1.0 / (1.0 + (np.log(np.maximum(ratio, 1e-3)) / 0.3) ** 2)
-            exposure = (weights * (x * t).sum(axis=1)).sum() / max(
-                (weights * (t * t).sum(axis=1)).sum(), 1e-9)
-            channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
-                (weights[:, None] * t * t).sum(axis=0), 1e-9)
-            balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
-            gains[face] = max(exposure, 1e-3) * balance
-        return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
 
     def _finish(self, last: "_Pass", scheme: ColourScheme, profile_used: bool,
                 rgb: np.ndarray) -> None:
@@ -689,21 +590,6 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return {FACE_LETTERS[f]: scheme.colours[int(best[f])] for f in range(6)}
 
 
-def _outlying(features: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Return a mask of stickers far from the middle of their own class (glare spots, logos).
-
-    "Far" is :data:`_OUTLIER_FACTOR` times the class's median distance from its middle (and at
-    least :data:`_OUTLIER_FLOOR` weighted-Lab units): a glare spot washed towards white need
-    not look like another class to drag its own class's mean far off.
-    """
-    outlying = np.zeros(len(labels), dtype=bool)
-    for c in np.unique(labels):
-        mine = labels == c
-        off = np.sqrt(((features[mine] - np.median(features[mine], axis=0)) ** 2).sum(axis=1))
-        outlying[mine] = off > max(_OUTLIER_FACTOR * float(np.median(off)), _OUTLIER_FLOOR)
-    return outlying
-
-
 def _kmeans(features: np.ndarray, init: Union[str, np.ndarray],
             random_state: Optional[int] = None) -> np.ndarray:
     """Return six k-means centres of ``features`` from ``init`` (six seeds, or "k-means++")."""
@@ -713,44 +599,3 @@ def _kmeans(features: np.ndarray, init: Union[str, np.ndarray],
         kmeans = KMeans(n_clusters=6, init=init, n_init=1, max_iter=20,
                         random_state=random_state).fit(features)
     return np.asarray(kmeans.cluster_centers_)
-
-
-def _trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
-    """Return how far each sticker's colour counts (0..1] from the sampler's spread (n,).
-
-    A sticker the sampler saw as blotchier than the scan's usual sticker (a glare edge, a
-    sample point half off it, a logo) counts for less: its piece's other stickers and its class
-    decide. The spread every sticker shares (the sensor's noise in the dark, the JPEG's grain)
-    says nothing about one sticker against another, and the scatter already prices it in: only
-    the excess over the scan's median spread lowers the trust. Without a spread every sticker
-    counts fully, as on the light sweep that calibrates :func:`sticker_confidence`.
-    """
-    if spread is None:
-        return np.ones(count)
-    excess = np.maximum(spread - np.median(spread), 0.0)
-    return np.asarray(1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2))
-
-
-def classify(samples: object, size: int = 3, *, order: str = "rgb", spread: object = None,
-             profile: Union[ProfileLike, None] = None, scheme: SchemeLike = None,
-             kind: ScanKind = ScanKind.FACE_ON) -> Classification:
-    """Return the scan read as a valid cube, with a confidence per sticker and the margin.
-
-    ``samples``: (n, 3) colours in facelet order (n = 24 or 54), 0..255, channel ``order``
-    "rgb" or "bgr". ``spread``: optional (n,) or (n, 3) sampler spread, lowering confidence.
-    ``profile``: a :class:`ColourProfile`, a path, None (the user's default profile if one is
-    saved) or False (none). ``scheme``: None (Western), "western", "japanese", or six colours.
-    ``kind``: how the colours were taken (:class:`ScanKind`), which picks the model and rule.
-
-    Raises:
-        SampleError: wrong count, shape, NaN or range (the message says which).
-        DoubtfulStickersError: no valid reading is good enough; ``.stickers`` names them.
-        SchemeError, ProfileError: a bad scheme or profile.
-    """
-    chosen = resolve_profile(profile, default=True)
-    model = ColourClassifier(size, order=order, scheme=scheme,
-                             profile=chosen if chosen is not None else False,
-                             **kind.model_options())
-    model.fit(samples, spread=spread)
-    return Classification(model.facelets_, model.confidence_, model.margin_, model.overruled_)
-

@@ -17,7 +17,9 @@ from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
-           "lab_features", "without_flare", "CLIPPED_LEVEL"]
+           "lab_features", "without_flare", "CLIPPED_LEVEL", "spread_trust"]
+
+_SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
 
 CHANNEL_ORDERS = ("rgb", "bgr")
 
@@ -191,3 +193,20 @@ def read_spread(spread: object, count: int) -> Optional[np.ndarray]:
     if not np.isfinite(array).all() or (array < 0).any():
         raise SampleError("spread must be finite and not negative (a standard deviation)")
     return array
+
+
+def spread_trust(spread: Optional[np.ndarray], count: int) -> np.ndarray:
+    """Return how far each sticker's colour counts (0..1] from the sampler's spread (n,).
+
+    A sticker the sampler saw as blotchier than the scan's usual sticker (a glare edge, a
+    sample point half off it, a logo) counts for less: its piece's other stickers and its class
+    decide. The spread every sticker shares (the sensor's noise in the dark, the JPEG's grain)
+    says nothing about one sticker against another, and the scatter already prices it in: only
+    the excess over the scan's median spread lowers the trust. Without a spread every sticker
+    counts fully, as on the light sweep that calibrates the confidence
+    (:func:`~cubebot.calibration.acceptance.sticker_confidence`).
+    """
+    if spread is None:
+        return np.ones(count)
+    excess = np.maximum(spread - np.median(spread), 0.0)
+    return np.asarray(1.0 / (1.0 + (excess / _SPREAD_SCALE) ** 2))

@@ -23,7 +23,7 @@ from cubebot.solver.notation import FACE_LETTERS, Move
 from cubebot.solver.validation import COLOUR_NAMES
 
 __all__ = ["ColourScheme", "SchemeLike", "load_scheme", "scheme_names", "orientations",
-           "nearest_holding", "NAMED_COLOURS"]
+           "colour_layouts", "nearest_holding", "NAMED_COLOURS"]
 
 #: Typical sticker colours (sRGB) by name: the schemes' colours and the names a custom scheme
 #: may use. The six usual colours are named as the solver names them in its messages (by the
@@ -219,6 +219,28 @@ def orientations() -> np.ndarray:
                 frontier.append(turned)
     rows = sorted(seen, key=lambda k: (k != tuple(range(6)), k))
     return np.array(rows, dtype=np.intp)
+
+
+@lru_cache(maxsize=None)
+def colour_layouts() -> tuple[np.ndarray, np.ndarray]:
+    """Return the 30 ways six colour classes can sit on a cube, and which the scheme allows.
+
+    Row ``s`` maps face f to the class shown there; rotations of the cube are left out (class
+    0 on U, the lowest class not opposite it on F). The scheme's own layout (class f on face f
+    of the reference holding, turned to that form) is flagged True.
+    """
+    layouts = []
+    for down in range(1, 6):
+        rest = [c for c in range(1, 6) if c != down]
+        front = rest[0]
+        for back in rest[1:]:
+            sides = [c for c in rest[1:] if c != back]
+            for right, left in (sides, sides[::-1]):
+                layouts.append((0, right, front, down, left, back))
+    table = np.array(layouts, dtype=np.intp)
+    rotated = {tuple(row) for row in orientations()}
+    allowed = np.array([tuple(row) in rotated for row in table])
+    return table, allowed
 
 
 def nearest_holding(mismatch: np.ndarray) -> np.ndarray:

@@ -292,10 +292,9 @@ def test_the_lamps_colour_cast_is_measured_from_the_whole_scan() -> None:
 
 
 def test_a_2x2_can_sit_on_the_cube_in_30_layouts_one_of_them_the_schemes() -> None:
-    from cubebot.calibration.classifier import ACCEPT_CONFIDENCE, _layouts
-    from cubebot.calibration.scheme import orientations
+    from cubebot.calibration.scheme import colour_layouts, orientations
 
-    layouts, allowed = _layouts()
+    layouts, allowed = colour_layouts()
     assert layouts.shape == (30, 6)
     assert allowed.sum() == 1
     # no two layouts are the same cube turned in the hand
