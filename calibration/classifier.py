@@ -28,8 +28,9 @@ cube is one more rival reading.
 
 A face-on reading the acceptance rule doubts is read a second time by the light
 (:mod:`cubebot.calibration.reflectance`: reflectances lit by the lamp, each sticker at its own
-brightness, glare and clipping); the stickers that reading confirms need less gap
-(:func:`~cubebot.calibration.acceptance.weigh`).
+brightness, glare and clipping); on a 3x3 the stickers that reading confirms need less gap
+(:func:`~cubebot.calibration.acceptance.confirm`), and a 2x2 is refused where it reads another
+real cube (:func:`~cubebot.calibration.acceptance.contradict`).
 
 :func:`~cubebot.calibration.classification.classify` wraps it for the pipeline.
 """
@@ -52,6 +53,7 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
     CALIBRATED_RULE,
+    CONFIRMED_SHARE,
     CONTRADICTING_GAP,
     GapRule,
     LooseReading,
@@ -161,9 +163,10 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
     ``confirm``: a reading the rule doubts is read again by the light
     (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
-    a sticker, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.confirm`).
-    A 2x2 is read by the light even when the rule accepts it: where the light reads another
-    real cube, sure of a sticker, the scan is refused there
+    a sticker of a 3x3, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.
+    confirm`). A 2x2 is read by the light even when the rule accepts it, and gets no
+    confirmation: where the light reads another real cube, sure of a sticker, the scan is
+    refused there
     (:func:`~cubebot.calibration.acceptance.contradict`).
     """
 
@@ -527,7 +530,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 rgb: np.ndarray) -> None:
         """Weigh and judge the last pass's reading (:mod:`cubebot.calibration.acceptance`) and
         store the results. A reading the rule doubts is read again by the light (``confirm``;
-        the samples ``rgb``), and the stickers that reading confirms are made surer.
+        the samples ``rgb``), and the stickers that reading confirms are made surer (a 3x3's:
+        a 2x2 is only vetoed by it).
 
         Raises:
             DoubtfulStickersError: a sign of a bad scan, or a sticker under
@@ -547,7 +551,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 verdict = contradict(verdict, contradicted, second.labels)
                 log.info("the reading by the light is another real cube at %d stickers",
                          int(contradicted.sum()))
-            elif confirmed.any() and not verdict.accepted:
+            elif confirmed.any() and not verdict.accepted and self.size in CONFIRMED_SHARE:
                 verdict = confirm(verdict, confirmed, self.size)
                 log.info("the reading by the light confirms %d of %d stickers",
                          int(confirmed.sum()), len(confirmed))

@@ -15,7 +15,9 @@ refuses, it finds the largest pair of shares at which the confirmation would acc
 pair chosen reads the most right readings while every *wrong* reading (a twisted cube accepted
 is wrong) stands :data:`SAFETY` times past one of its shares. It prints the readings accepted
 per source at the chosen pair and beside it, and checks the pair on a validation sweep (seeds
-from :data:`VALIDATION` on, ``cubes // 2`` per condition) that did not set it.
+from :data:`VALIDATION` on, ``cubes // 2`` per condition) that did not set it. A 2x2 has no
+confirmation in force (``CONFIRMED_SHARE`` has no 2x2 pair): for it the script reads the scan by
+the light itself, to show what a confirmation would read and accept.
 """
 
 from __future__ import annotations
@@ -37,15 +39,16 @@ Shares = tuple[float, float]  # (share of the gap to rival real cubes, to a brok
 Outcome = tuple[str, Optional[Shares], bool]
 
 
-def accepting_shares(verdict: object) -> Optional[Shares]:
+def accepting_shares(verdict: object, confirmed_stickers: tuple[int, ...]) -> Optional[Shares]:
     """Return the largest pair of confirmed shares at which ``verdict`` is accepted, or None.
 
-    A sticker is accepted by its own gap, or (confirmed) by its gap to rival real cubes
-    reaching the first share of the rule's gap and its gap to "the cube is broken" the second.
+    A sticker is accepted by its own gap, or (one of ``confirmed_stickers``) by its gap to rival
+    real cubes reaching the first share of the rule's gap and its gap to "the cube is broken"
+    the second.
     """
     gap, required = verdict.gap, verdict.required  # type: ignore[attr-defined]
     confirmed = np.zeros(len(gap), dtype=bool)
-    confirmed[list(verdict.confirmed)] = True  # type: ignore[attr-defined]
+    confirmed[list(confirmed_stickers)] = True
     short = gap < required
     if (short & ~confirmed).any():
         return None
@@ -95,8 +98,25 @@ def outcomes(size: int, seeds: range, real: bool = True) -> list[Outcome]:
             found.append((source, None, False))
             continue
         right = not twisted and same_cube(verdict.facelets, truth)
-        found.append((source, accepting_shares(verdict), right))
+        found.append((source, accepting_shares(verdict, confirmed_by_light(size, samples,
+                                                                           verdict)), right))
     return found
+
+
+def confirmed_by_light(size: int, samples: object, verdict: object) -> tuple[int, ...]:
+    """Return the stickers the reading by the light confirms in ``verdict``: the classifier's
+    own where the size has a confirmation in force, else read here (none where the light
+    vetoed the reading)."""
+    from cubebot.calibration.acceptance import CONFIRMED_SHARE, confirmed_stickers
+    from cubebot.calibration.reflectance import reflectance_reading
+    from cubebot.calibration.scheme import load_scheme
+
+    if size in CONFIRMED_SHARE or verdict.contradicted:  # type: ignore[attr-defined]
+        return tuple(verdict.confirmed)  # type: ignore[attr-defined]
+    labels = verdict.labels  # type: ignore[attr-defined]
+    second = reflectance_reading(np.asarray(samples, dtype=float), size, labels, load_scheme(None))
+    return tuple(int(i) for i in np.flatnonzero(
+        confirmed_stickers(labels, second.labels, second.gap)))
 
 
 def table(found: list[Outcome], pairs: list[Shares]) -> None:
@@ -143,7 +163,7 @@ def main() -> None:
               "(rival / broken): "
               + (", ".join(f"{r:.3f}/{b:.3f} ({src})" for (r, b), src in wrong[:8]) or "none"))
         chosen = choose(found)
-        in_force = CONFIRMED_SHARE[size]
+        in_force = CONFIRMED_SHARE.get(size, (1.0, 1.0))  # none: the whole gap
         print(f"shares chosen: {chosen[0]:.2f} / {chosen[1]:.2f} "
               f"(in force: {in_force[0]:.2f} / {in_force[1]:.2f})")
         pairs = list(dict.fromkeys([chosen, in_force, (chosen[0], 1.0), (1.0, chosen[1]),
