@@ -153,7 +153,7 @@ CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
 #: median 88) and the glare the light sees all cost as much as no confirmation or did not
 #: refuse them. It costs a fifth of the hard-light 2x2s (on the recorded 2x2 sweeps hard light
 #: read 82 in 100 with the 0.61 share and 63 without, "real camera" 96 and 87); the labelled
-#: real 2x2s are all read by the colour rule alone.
+#: real 2x2s are read by the colour rule alone but one of the calibration half, now refused.
 #: A confirmation counts whole or not at all. Counted in proportion short of CONFIRMING_GAP (a
 #: share between the whole and these, by the light's gap over it) it read hard light 83 and 83
 #: of 100 3x3s instead of 81 and 81 (its broken share alone; 84 and 86 with the rival share too),
