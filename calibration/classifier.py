@@ -298,8 +298,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 # reaches it (class_shape.glare_costs). Priced so on a face-on 2x2 too, hard
                 # light read 80 of 100 2x2s instead of 76 (seeds 2000-2099), but the reading by
                 # the light then confirmed a wrong hard 2x2 at 0.88 of its gap to rival cubes
-                # (bench_colour_tail.py, seed 4094; a 2x2 asks 0.5 there): a 2x2 keeps its
-                # round model until its confirmation is calibrated with glare priced
+                # (bench_colour_tail.py, seed 4094; a 2x2 has no confirmation now), and the
+                # rule alone stood 1.2-1.4 times past the gap of some wrong 2x2s (a hostile
+                # one, twisted ones): a 2x2 keeps its round model
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
                 cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
             reading = self._read(cost)
