@@ -145,7 +145,7 @@ CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
 #: more wrong 2x2s the light confirmed whole, each on all 24 stickers, at 0.64-0.94 of the gap
 #: asked (seeds 8000-8499: hostile 8110 under one lamp, the light sure of it at 99 nats or
 #: more; 9000-9499: hard 9215 under its own lamp, hostile 9449 under one lamp and 9466 under
-#: its own): 5 wrong in 16,000 harsh tail 2x2s, so on a 2x2 the light's agreement is no
+#: its own): 5 wrong in 19,200 harsh tail 2x2s, so on a 2x2 the light's agreement is no
 #: witness, and a 2x2 has no confirmation (it keeps the veto, CONTRADICTING_GAP). Nothing
 #: tried set the wrong ones apart from the right readings the light confirms: a share growing
 #: with the scatter, or with the stickers the rules overrule, no confirmation for an overruled
