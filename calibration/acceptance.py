@@ -9,12 +9,12 @@ left free. This module decides what to make of it, in two steps:
   clear colour the rules overruled, a repair that was forced) and whether the cube itself is
   broken (twisted corner, flipped edge, two pieces swapped), and returns a :class:`Verdict`:
   the facelets and each sticker's calibrated confidence;
-* :func:`judge` accepts the verdict only when every sticker reaches :data:`ACCEPT_CONFIDENCE`,
-  and otherwise raises a :class:`DoubtfulStickersError` that names the weakest stickers, the two
-  colours each could be, and the one thing to do.
+* :func:`~cubebot.calibration.refusal.judge` accepts the verdict only when every sticker
+  reaches :data:`ACCEPT_CONFIDENCE`, and otherwise raises a :class:`DoubtfulStickersError` that
+  names the weakest stickers, the two colours each could be, and the one thing to do.
 
-The benchmark and the calibration of the rule call :func:`weigh` without :func:`judge`, to see
-the gaps of readings the rule would refuse.
+The benchmark and the calibration of the rule call :func:`weigh` without ``judge``, to see the
+gaps of readings the rule would refuse.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facel
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
-           "Reading", "Verdict", "weigh", "judge", "required_gap", "sticker_confidence",
+           "Reading", "Verdict", "weigh", "required_gap", "sticker_confidence",
            "confirm", "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP",
            "BROKEN_ODDS", "turned_in_place", "gap_share", "CONTRADICTING_GAP",
-           "contradicted_stickers", "contradict"]
+           "contradicted_stickers", "contradict", "PROFILE_ACTION", "RESHOOT_ACTION",
+           "reshoot_action"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -193,7 +194,7 @@ _BROKEN_PRIOR = 2 * np.log(BROKEN_ODDS)  # cost of "the cube is broken" (about 2
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
 _CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
-_NAMED_MAX = 8  # doubtful stickers named at most (the weakest first)
+
 
 #: the one thing to do when look-alike colours leave two cubes, with and without a profile
 PROFILE_ACTION = ("calibrate a colour profile under this light (`cubebot calibrate colours` "
@@ -384,7 +385,7 @@ def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
             worst, reading.size,
             f"the colours do not form six groups (scatter {reading.scale:.1f} Lab units; a scan "
             f"is usually under {_SCATTER_LIMIT:.0f})",
-            action=_reshoot(worst, reading.size))
+            action=reshoot_action(worst, reading.size))
     if reading.size == 3:
         _check_centres(reading, overruled)
     limit = (reading.max_overruled if reading.max_overruled is not None
@@ -394,7 +395,7 @@ def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
             overruled, reading.size,
             f"{len(overruled)} stickers look clearly like a colour that no real cube allows "
             f"there (at most {limit} can be repaired)",
-            action=_reshoot(overruled, reading.size))
+            action=reshoot_action(overruled, reading.size))
 
 
 def _check_centres(reading: Reading, overruled: np.ndarray) -> None:
@@ -511,7 +512,7 @@ def _check_repair(reading: Reading, face_of_class: np.ndarray, overruled: np.nda
     raise DoubtfulStickersError(
         overruled, reading.size,
         "the stickers read on their own make a real cube, but the best reading overrules them",
-        action=_reshoot(overruled, reading.size))
+        action=reshoot_action(overruled, reading.size))
 
 
 def weigh(reading: Reading) -> Verdict:
@@ -584,46 +585,7 @@ def confirm(verdict: Verdict, confirmed: np.ndarray, size: int) -> Verdict:
                    confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)))
 
 
-def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] = None,
-          offer_profile: bool = True) -> None:
-    """Return when every sticker of the verdict reaches :data:`ACCEPT_CONFIDENCE`.
-
-    ``colours`` (face letter -> colour name) lets the message name colours; ``offer_profile``
-    picks the one action the message asks for: calibrating a colour profile (it seeds the
-    colour groups under the user's light), or, when a profile was used already or would not
-    take part in the reading (a 3x3 read face on is seeded by its own centres), re-shooting
-    the faces of the named stickers.
-
-    Raises:
-        DoubtfulStickersError: naming the weakest stickers (the ones a rival cube reads
-            otherwise), what each was read as and what else it could be, and the action.
-    """
-    doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
-    if not len(doubtful):
-        return
-    if verdict.contradicted:
-        doubtful = np.array(verdict.contradicted[:_NAMED_MAX], dtype=np.intp)
-        reason = ("their colours read one real cube and the light another, each sure of its "
-                  "own")
-    else:
-        # name the weakest group (the stickers a rival cube reads otherwise), not every one
-        weakest = float(verdict.gap[doubtful].min())
-        near = weakest + 0.25 * verdict.required
-        doubtful = doubtful[verdict.gap[doubtful] <= near]
-        doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
-        reason = ("more than one real cube fits their colours (the runner-up is "
-                  f"{verdict.margin:.1f} cost units behind; a reading needs "
-                  f"{verdict.required:.0f})")
-    action = PROFILE_ACTION if offer_profile else _reshoot(doubtful, size)
-    raise DoubtfulStickersError(
-        doubtful, size, reason,
-        read_as={int(i): verdict.facelets[i] for i in doubtful},
-        could_be={int(i): verdict.could_be[i] for i in doubtful},
-        reading=verdict.facelets, confidence=verdict.confidence, action=action,
-        colours=colours)
-
-
-def _reshoot(stickers: np.ndarray, size: int) -> str:
+def reshoot_action(stickers: np.ndarray, size: int) -> str:
     """Return the action asking to re-shoot the faces holding ``stickers``."""
     per_face = size * size
     faces = sorted({FACE_LETTERS[int(i) // per_face] for i in stickers}, key=FACE_LETTERS.index)

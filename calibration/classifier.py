@@ -63,7 +63,6 @@ from cubebot.calibration.acceptance import (
     confirmed_stickers,
     contradict,
     contradicted_stickers,
-    judge,
     sticker_confidence,
     weigh,
 )
@@ -85,6 +84,7 @@ from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleE
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.reflectance import reflectance_reading
+from cubebot.calibration.refusal import judge
 from cubebot.calibration.scheme import (ColourScheme, SchemeLike, colour_layouts, load_scheme,
                                         nearest_holding)
 from cubebot.solver.cube import Cube

@@ -11,11 +11,12 @@ from cubebot.calibration import BrokenCubeError, DoubtfulStickersError
 from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CONFIRMED_SHARE, CONFIRMING_GAP,
                                             CONTRADICTING_GAP, Verdict, confirm,
                                             confirmed_stickers, contradict,
-                                            contradicted_stickers, judge)
+                                            contradicted_stickers)
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.reflectance import (_log_likelihood, _shared_log_likelihood, light_field,
                                              reflectance_reading, sticker_costs)
+from cubebot.calibration.refusal import judge
 from cubebot.calibration.scheme import load_scheme
 from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 from cubebot.solver.notation import FACE_LETTERS
