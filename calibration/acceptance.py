@@ -195,7 +195,6 @@ _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker
 _CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
 
-
 #: the one thing to do when look-alike colours leave two cubes, with and without a profile
 PROFILE_ACTION = ("calibrate a colour profile under this light (`cubebot calibrate colours` "
                   "with the solved cube), or tap each named sticker on the dashboard to set it")

@@ -546,13 +546,13 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             second = reflectance_reading(rgb, self.size, verdict.labels, scheme)
             contradicted = contradicted_stickers(verdict.labels, second.labels, second.gap,
                                                  self.size)
-            confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
-                                           last.trust)
             if contradicted.any():
                 verdict = contradict(verdict, contradicted, second.labels)
                 log.info("the reading by the light is another real cube at %d stickers",
                          int(contradicted.sum()))
-            elif confirmed.any() and not verdict.accepted and self.size in CONFIRMED_SHARE:
+            elif not verdict.accepted and self.size in CONFIRMED_SHARE:
+                confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
+                                               last.trust)
                 verdict = confirm(verdict, confirmed, self.size)
                 log.info("the reading by the light confirms %d of %d stickers",
                          int(confirmed.sum()), len(confirmed))

@@ -39,6 +39,13 @@ def _refused(size: int, scan: np.ndarray, match: Optional[str] = None) -> Verdic
     return verdict
 
 
+def _tail_scan(light: str, lamp: str, seed: int) -> tuple[str, np.ndarray]:
+    """Return (truth, samples) of a 2x2 of ``bench_colour_tail.py``: ``light`` under its own
+    lamp ("own") or under one lamp fixed per seed ("one")."""
+    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
+    return random_scan(2, lighting, seed)
+
+
 def _misread(verdict: Verdict, truth: str) -> set[int]:
     """Return the stickers the verdict reads otherwise than the cube ``truth``."""
     return {int(i) for i in np.flatnonzero(verdict.labels != _labels(truth))}
@@ -262,8 +269,7 @@ def test_a_wrong_2x2_the_light_reads_alike_is_refused(light: str, lamp: str, see
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # five 2x2s of bench_colour_tail.py's ranges 6000-6499, 8000-8499 and 9000-9499 the light
     # read as the same wrong cube, sure of every sticker: a 2x2 has no confirmation now
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    truth, scan = random_scan(2, lighting, seed)
+    truth, scan = _tail_scan(light, lamp, seed)
     verdict = _refused(2, scan)
     assert verdict.facelets != truth and not verdict.confirmed
     second = reflectance_reading(scan, 2, verdict.labels, SCHEME)
@@ -279,8 +285,7 @@ def test_a_wrong_2x2_the_rule_accepts_is_refused_when_the_light_reads_another_cu
     # two 2x2s of bench_colour_tail.py's range 5000-5499 the rule alone accepted wrong (at 1.08
     # and 1.24 times the gap asked); the light read another real cube, sure past 250 nats on
     # stickers the colours misread (in 5131 it read the truth there, in 5115 a third cube)
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    truth, scan = random_scan(2, lighting, seed)
+    truth, scan = _tail_scan(light, lamp, seed)
     verdict = _refused(2, scan, match="the light another")
     assert set(verdict.contradicted) & _misread(verdict, truth)
     monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong
