@@ -1,28 +1,23 @@
-"""The connection to a rig: :class:`Rig` opens a port by URL, shakes hands, asks, stops.
+"""The jobs on a rig: :class:`Rig` streams moves or actions exactly once, stops and resumes.
 
 The rig answers every frame with cumulative counters: ``N`` (the next frame it expects), ``D``
 (frames completed) and ``L`` (frames queued or running). Streaming a job's frames exactly once
-is the :class:`~cubebot.robot.sender.Sender`'s; this module opens the port, greets the rig,
-starts each job with a ``JOB`` frame the rig remembers (id, moves done, total), asks for
-status, stops and resumes. After a lost connection the host reconnects, reads ``N`` from the
-handshake and resumes from there; a changed boot id stops everything with
-:class:`RigResetError`.
-
-A rig holds its port alone (:mod:`cubebot.robot.ports`): a second program is refused with the
-holder's name, and may ask the holder to stop (``cubebot stop`` from another terminal). The
-handshake reads the rig's limits; the model planned with must not ask for more.
+is the :class:`~cubebot.robot.sender.Sender`'s; opening the port, the handshake and the
+queries are :class:`~cubebot.robot.connection.RigConnection`'s. This module starts each job
+with a ``JOB`` frame the rig remembers (id, moves done, total: :mod:`cubebot.robot.job_status`),
+waits for the rig to finish, stops and resumes. After a lost connection the host reconnects,
+reads ``N`` from the handshake and resumes from there; a changed boot id stops everything with
+:class:`RigResetError`. Another program may ask the rig's holder to stop
+(``cubebot stop`` from another terminal): :meth:`Rig._from_elsewhere` answers it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import threading
 import time
-from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Optional, Sequence, Union
 
+from cubebot.robot.connection import RigConnection
 from cubebot.robot.errors import (
     EmergencyStopError,
     NoJobError,
@@ -30,7 +25,6 @@ from cubebot.robot.errors import (
     ProtocolError,
     RigConnectionError,
     RigModelError,
-    RigResetError,
     RigBusyError,
     RigFault,
     RigStoppedError,
@@ -38,12 +32,11 @@ from cubebot.robot.errors import (
     RobotError,
     fault_error,
 )
-from cubebot.robot.limits import check_model, model_for_rig
-from cubebot.robot.link import Link, RigInfo
-from cubebot.robot.model import RigModel
+from cubebot.robot.handshake import HANDSHAKE_WAIT
+from cubebot.robot.job_status import JobStatus, action_job_id, job_id
+from cubebot.robot.link import RigInfo
 from cubebot.robot.plan import Plan, plan
-from cubebot.robot.ports import PortClaim, claim
-from cubebot.robot.protocol import ESTOP, PROTOCOL_VERSION, SEQ_MODULUS, Frame, seq_after
+from cubebot.robot.protocol import SEQ_MODULUS, seq_after
 from cubebot.robot.sender import (
     CountsCallback,
     Job,
@@ -55,10 +48,12 @@ from cubebot.robot.sender import (
     progress_function,
 )
 from cubebot.robot.state import RigState
-from cubebot.solver.notation import MoveSequence, format_moves, parse_moves
+from cubebot.solver.notation import MoveSequence
 
+# JobStatus, job_id, action_job_id, HANDSHAKE_WAIT and RigConnection moved out of this module
+# and are still imported from it.
 __all__ = ["Rig", "RigInfo", "JobStatus", "StreamReport", "StreamProgress", "ProgressCallback",
-           "job_id"]
+           "job_id", "action_job_id", "RigConnection", "HANDSHAKE_WAIT"]
 
 #: What ``progress=`` takes: a function of a :class:`StreamProgress`, or the older
 #: ``(accepted moves, total)`` form.
@@ -66,318 +61,24 @@ Progress = Union[ProgressCallback, CountsCallback, None]
 
 log = logging.getLogger(__name__)
 
-#: Seconds the handshake keeps asking (backing off) before the rig counts as silent.
-HANDSHAKE_WAIT = 10.0
-
-
-def action_job_id(actions: Sequence[str]) -> str:
-    """Return the id of a job of action strings: 8 hex digits of a hash of them, as
-    ``docs/rigs.md`` writes them (lower case, one space apart)."""
-    text = " ".join(str(a).lower() for a in actions)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:8].upper()
-
 
 def _act_frame(action: str) -> tuple[str, tuple[str, ...]]:
     """Return the word and arguments of the ACT frame of an action string."""
     return "ACT", (action.upper(),)
 
 
-def job_id(moves: MoveSequence) -> str:
-    """Return the id of a job of ``moves``: 8 hex digits of a hash of their notation."""
-    text = format_moves(parse_moves(moves) if isinstance(moves, str) else moves)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:8].upper()
+class Rig(RigConnection):
+    """A connection to a rig that runs jobs on it, opened by URL (see the module doc).
 
-
-@dataclass(frozen=True)
-class JobStatus:
-    """The rig's current job as it reports it: state, job id (None: no job), moves done of
-    total, moves still queued, and whether an emergency stop left a layer out of line."""
-
-    state: RigState
-    job: Optional[str]
-    done: int
-    total: int
-    queued: int
-    out_of_line: bool
-    boot_id: str
-
-    def as_dict(self) -> dict[str, object]:
-        """Return ``{"state", "job": {"id", "done", "total"} or None, "out_of_line",
-        "queued"}``."""
-        job = None if self.job is None else {"id": self.job, "done": self.done,
-                                             "total": self.total}
-        return {"state": self.state.value, "job": job, "out_of_line": self.out_of_line,
-                "queued": self.queued}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "JobStatus":
-        """Return the status :meth:`as_dict` gave (from another program; no boot id).
-
-        Raises:
-            ProtocolError: not such a dict.
-        """
-        try:
-            job = data["job"] or {"id": None, "done": 0, "total": 0}
-            return cls(RigState(data["state"]), job["id"], int(job["done"]),
-                       int(job["total"]), int(data.get("queued", 0)),
-                       bool(data["out_of_line"]), "")
-        except (KeyError, TypeError, ValueError) as err:
-            raise ProtocolError(f"not a job status: {data!r} ({err})") from err
-
-
-class Rig:
-    """A connection to a rig, opened by URL (see the module doc).
-
-    ``model`` plans the moves (a model or a built-in name; by default the built-in model whose
-    faces match the handshake); ``timeout`` is the seconds before a frame is sent again and
-    ``retries`` how many times in a row that may happen; ``boot_wait`` the seconds to wait for
-    a board that resets when its port opens; ``reconnect_wait`` the seconds a stream keeps
-    trying to reopen a lost port before it gives up; ``window`` caps the frames in flight;
-    ``stall_timeout`` the seconds the rig may go without finishing a move before the host
-    gives up waiting; ``query_wait`` the seconds a query (status, cube) is asked again before
-    the rig counts as silent. The port opens in :meth:`open` (or ``with Rig(url) as rig:``),
-    for this rig alone. Without a ``model`` the host plans with the rig's own geometry and
-    limits; a model that asks for more than the rig allows is refused.
+    The settings, opening, closing, reconnecting and the queries (status, cube, job, pose,
+    the emergency stop) are :class:`~cubebot.robot.connection.RigConnection`'s; so are the
+    errors of the constructor.
 
     One thread talks to the rig at a time (a stream holds the conversation); :meth:`stop` and
     :meth:`estop` may be called from any other thread while a stream runs.
-
-    Raises (from the constructor):
-        ValueError: a time that is not positive, negative retries, or a window below 1.
     """
 
-    def __init__(self, url: str, *, model: Union[str, RigModel, None] = None,
-                 timeout: float = 0.25, retries: int = 20, boot_wait: float = 3.0,
-                 reconnect_wait: float = 2.0, baudrate: int = 250000,
-                 window: Optional[int] = None, stall_timeout: float = 10.0,
-                 query_wait: float = 5.0) -> None:
-        for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
-            if not value > 0:
-                raise OptionError(f"{name}={value!r}: give a number of seconds > 0")
-        if min(boot_wait, reconnect_wait, query_wait, retries) < 0:
-            raise OptionError("boot_wait, reconnect_wait, query_wait and retries must be >= 0")
-        if window is not None and window < 1:
-            raise OptionError(f"window={window!r}: at least one frame must be in flight")
-        self.url = url
-        self._model_arg = model
-        self.model: Optional[RigModel] = None
-        self.timeout = timeout
-        self.retries = retries
-        self.boot_wait = boot_wait
-        self.reconnect_wait = reconnect_wait
-        self.baudrate = baudrate
-        self.window = window
-        self.stall_timeout = stall_timeout
-        self.query_wait = query_wait
-        self.info: Optional[RigInfo] = None
-        self._link: Optional[Link] = None
-        self._next_seq = 0
-        self._job: Optional[Job] = None
-        self._resync = False
-        self._talk = threading.RLock()  # held by whoever talks to the rig
-        self._stop_asked = threading.Event()
-        self._claim: Optional[PortClaim] = None
-        #: The last progress of a stream (what another program asking is told).
-        self.last_progress: Optional[StreamProgress] = None
-
-    # -- connection -------------------------------------------------------------------------
-
-    def __enter__(self) -> "Rig":
-        self.open()
-        return self
-
-    def __exit__(self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException],
-                 tb: Optional[TracebackType]) -> None:
-        self.close()
-
-    def open(self) -> RigInfo:
-        """Return the handshake after opening the port and greeting the rig.
-
-        Nothing stays open when it fails.
-
-        Raises:
-            PortBusyError: another program (or another Rig) has the port.
-            RigConnectionError: the port cannot be opened (the message says how to fix it).
-            RigTimeoutError: nothing answered within ``boot_wait`` seconds.
-            ProtocolError: the rig speaks another protocol version.
-            RigModelError: the model's faces differ from the rig's, or it asks for more than
-                the rig allows.
-        """
-        with self._talk:
-            self._claim = claim(self.url, self._from_elsewhere)
-            try:
-                self._connect()
-                info = self._handshake()
-                self.model = self._choose_model(info)
-            except BaseException:
-                self.close()
-                raise
-            self.info = info
-            self._connected().boot_id = info.boot_id
-            self._next_seq = info.next_seq
-            log.info("rig %s: firmware %s, boot %s, faces %s, queue %d", self.url,
-                     info.firmware, info.boot_id, info.faces, info.queue_depth)
-            return info
-
-    def _choose_model(self, info: RigInfo) -> RigModel:
-        if isinstance(self._model_arg, RigModel):
-            model = self._model_arg
-        elif self._model_arg is not None:
-            model = RigModel.load(self._model_arg)
-        elif info.is_action_rig:
-            model = RigModel.load(info.kind)
-        else:
-            builtin = RigModel.load("six-motor" if len(info.faces) == 6 else "five-motor")
-            model = model_for_rig(builtin, info.limits)
-        if info.is_action_rig or model.is_action_rig:
-            if model.kind_value.value != (info.kind or "a motor rig"):
-                raise RigModelError(
-                    f"rig model {model.name!r} is a {model.kind_value.value} rig but the rig at "
-                    f"{self.url} reports {info.kind or 'motors on ' + info.faces}; choose a "
-                    "model of the rig's kind")
-            return model
-        if model.faces != info.faces:
-            raise RigModelError(
-                f"rig model {model.name!r} has motors on {model.faces} but the rig at {self.url} "
-                f"reports {info.faces}; choose a model that matches the rig"
-            )
-        check_model(model, info.limits, self.url)
-        return model
-
-    def _connect(self) -> None:
-        self._link = Link(self.url, self.baudrate, self.timeout,
-                          self.info.boot_id if self.info else None)
-
-    def _disconnect(self) -> None:
-        link, self._link = self._link, None
-        if link is not None:
-            link.close()
-
-    def _connected(self) -> Link:
-        if self._link is None:
-            raise RigConnectionError(f"the rig at {self.url} is not connected: use "
-                                     "`with Rig(url) as rig:` or reconnect()")
-        return self._link
-
-    def close(self) -> None:
-        """Close the port (the rig keeps its queue and counters) and let it go, once another
-        program's request being answered (a stop) is answered."""
-        held, self._claim = self._claim, None
-        if held is not None:
-            held.release()
-        self._disconnect()
-
-    def reconnect(self, url: Optional[str] = None) -> RigInfo:
-        """Return the handshake after reopening the port (at ``url`` if it moved).
-
-        Raises:
-            RigResetError: the rig rebooted meanwhile: the cube must be re-scanned.
-            RigConnectionError, RigTimeoutError: as for :meth:`open`.
-        """
-        with self._talk:
-            self._disconnect()
-            if url is not None and url != self.url:
-                if self._claim is not None:
-                    self._claim.release()
-                    self._claim = None
-                self.url = url
-                self._claim = claim(url, self._from_elsewhere)
-            self._connect()
-            try:
-                info = self._handshake()
-            except BaseException:
-                self._disconnect()
-                raise
-            self._next_seq = info.next_seq
-            self.info = info
-            self._connected().boot_id = info.boot_id
-            return info
-
-    def _query_wait(self) -> float:
-        # A long reply (the 54-letter cube) is often damaged on a noisy line: keep asking for a
-        # while, not just `retries` times.
-        return max(self.timeout * (self.retries + 1), self.query_wait)
-
-    def _query(self, word: str) -> Frame:
-        with self._talk:
-            return self._connected().query(word, time.monotonic() + self._query_wait())
-
-    def _hello(self, link: Link, deadline: float) -> Frame:
-        """Return the rig's HELLO answer.
-
-        A rig sends its notice of an emergency stop once; one that arrives before the greeting
-        (a stop written just before this open, by this program or another, or left unread by
-        the last connection) is logged, not raised: the rig stays stopped and says so to every
-        move until it is cleared.
-        """
-        for _ in range(3):
-            try:
-                return link.query("HELLO", deadline)
-            except EmergencyStopError:
-                log.warning("the rig at %s is emergency-stopped (its notice came before the "
-                            "greeting)", self.url)
-        return link.query("HELLO", deadline)
-
-    def _handshake(self) -> RigInfo:
-        # A board that resets when the port opens is deaf while it boots, and a noisy line
-        # damages many long replies: keep asking, backing off, until the handshake deadline.
-        wait = max(self.boot_wait, self._query_wait(), HANDSHAKE_WAIT)
-        link = self._connected()
-        hello = self._hello(link, time.monotonic() + wait)
-        version = hello.fields.get("PROTO", "?")
-        if version != str(PROTOCOL_VERSION):
-            raise ProtocolError(f"the rig speaks protocol {version}, this host "
-                                f"{PROTOCOL_VERSION}; update the rig's firmware or cubebot")
-        info = RigInfo.from_frames(hello, link.query("RIG", time.monotonic() + wait),
-                                   link.query("LIMITS", time.monotonic() + wait),
-                                   reset_on_open=_reset_by_opening(link.banner))
-        if info.reset_on_open:
-            log.warning("the rig at %s reset as its port opened (boot id %s): a board whose "
-                        "DTR line resets it; its job and counters are gone", self.url,
-                        info.boot_id)
-        if self.info is not None and info.boot_id != self.info.boot_id:
-            raise RigResetError(
-                f"the rig reset (boot id {self.info.boot_id} -> {info.boot_id}) while "
-                "disconnected: its position is unknown. Re-scan the cube and solve again"
-            )
-        return info
-
-    # -- queries ----------------------------------------------------------------------------
-
-    def status(self) -> dict[str, str]:
-        """Return the rig's status fields (``STATE``, ``N``, ``D``, ``L``, ``B``, fault detail).
-
-        Raises:
-            RigTimeoutError, RigConnectionError, RigResetError.
-        """
-        return dict(self._query("STATUS").fields)
-
-    def state(self) -> RigState:
-        """Return what the rig is doing now.
-
-        Raises:
-            RigTimeoutError, RigConnectionError, RigResetError, ProtocolError.
-        """
-        return RigState.from_wire(self.status().get("STATE", "READY"))
-
-    def facelets(self) -> str:
-        """Return the facelet string of the cube in the rig, as the rig reports it.
-
-        Raises:
-            RigTimeoutError, RigConnectionError, RigResetError.
-        """
-        return self._query("CUBE").fields["F"]
-
-    def estop(self) -> None:
-        """Send the single-byte emergency stop (three times, in case one is lost).
-
-        Safe from any thread, at any time: it does not wait for a stream in progress.
-
-        Raises:
-            RigConnectionError: the port is gone.
-        """
-        self._connected().write(bytes([ESTOP]) * 3)
-        log.warning("emergency stop sent to %s", self.url)
+    # -- sequenced frames without moves -----------------------------------------------------
 
     def clear(self) -> None:
         """Clear a latched fault or emergency stop so the rig accepts moves again.
@@ -505,29 +206,6 @@ class Rig:
             log.info("resuming job %s at action %d of %d", wanted, status.done, status.total)
             return self._run(job, progress_function(progress), flow_control=True, wait=wait)
 
-    def orientation(self) -> str:
-        """Return the cube's faces at an action rig's up and front positions (``"UF"`` as
-        loaded), as the rig's actions since its boot left them (``POSE``'s ``O=``).
-
-        Raises:
-            ProtocolError: the rig does not say (a motor rig, or older firmware).
-            RigTimeoutError, RigConnectionError, RigResetError.
-        """
-        found = self._query("POSE").fields.get("O")
-        if found is None:
-            raise ProtocolError(f"the rig at {self.url} does not report the cube's orientation")
-        return found
-
-    def pose(self) -> tuple[str, ...]:
-        """Return an action rig's joints and switches as it reports them (``HOLDER:+90``,
-        ``COVER:OPEN``), after the actions accepted so far.
-
-        Raises:
-            ProtocolError: the rig does not say (a motor rig, or older firmware).
-            RigTimeoutError, RigConnectionError, RigResetError.
-        """
-        return self._query("POSE").args
-
     def _check_kind(self, *, actions: bool) -> None:
         if self.info is None:
             raise RigConnectionError("the rig is not open: use `with Rig(url) as rig:`")
@@ -574,20 +252,6 @@ class Rig:
                 raise RigTimeoutError(f"the rig at {self.url} made no progress for "
                                       f"{self.stall_timeout:.0f} s")
             time.sleep(max(self.timeout / 4, 0.005))
-
-    def job(self) -> JobStatus:
-        """Return the rig's current job: state, id, moves done and total.
-
-        Raises:
-            RigTimeoutError, RigConnectionError, RigResetError.
-        """
-        f = self._query("JOB").fields
-        try:
-            return JobStatus(RigState.from_wire(f["STATE"]), None if f["J"] == "-" else f["J"],
-                             int(f["JD"]), int(f["JT"]), int(f["L"]), f.get("OUT") == "1",
-                             f["B"])
-        except (KeyError, ValueError) as err:
-            raise ProtocolError(f"the rig's job reply {f} is malformed ({err})") from err
 
     def stop(self, timeout: float = 10.0) -> JobStatus:
         """Return the job's state once the rig has stopped: it finishes the turn in progress,
@@ -834,13 +498,6 @@ class Rig:
                 except EmergencyStopError:
                     continue
             return self.job()
-
-
-def _reset_by_opening(banner: Optional[Frame]) -> bool:
-    """Return whether a boot banner heard during the handshake means that opening the port
-    reset the rig (its reset pin: ``EXT``, or ``NONE`` through a bootloader that clears the
-    flags), not that it has just been powered up."""
-    return banner is not None and banner.fields.get("RST") in ("EXT", "NONE")
 
 
 def _frames_for(job: Job, moves: int) -> int:
