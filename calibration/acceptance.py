@@ -19,7 +19,7 @@ gaps of readings the rule would refuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Mapping, Optional
 
 import numpy as np
@@ -31,11 +31,9 @@ from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facel
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
-           "Reading", "Verdict", "weigh", "required_gap", "sticker_confidence",
-           "confirm", "confirmed_stickers", "CONFIRMED_SHARE", "CONFIRMING_GAP",
-           "BROKEN_ODDS", "turned_in_place", "gap_share", "CONTRADICTING_GAP",
-           "contradicted_stickers", "contradict", "PROFILE_ACTION", "RESHOOT_ACTION",
-           "reshoot_action"]
+           "Reading", "Verdict", "weigh", "required_gap", "sticker_confidence", "confidence_at",
+           "BROKEN_ODDS", "CLEAR_TRUST", "turned_in_place", "gap_share", "PROFILE_ACTION",
+           "RESHOOT_ACTION", "reshoot_action"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -119,66 +117,6 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: raised to the 6.8 before: the same rule.
 CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
                           per_overruled={3: 0.25}, most_overruled={3: 5})
-#: where a second reader of the scan (:mod:`cubebot.calibration.reflectance`) reads the same
-#: cube with at least ``CONFIRMING_GAP`` nats (ten thousand to one) on a sticker, counting a
-#: broken cube among its rivals, that sticker's gap to rival real cubes needs the first share
-#: of the rule's gap, and its gap to the cube being broken the second. Printed by
-#: ``tests/benchmarks/calibrate_confirmation.py`` on the real calibration part, seeds 0-599 of
-#: every light and 600 cubes with a corner twisted (under each light in turn): the pair that
-#: reads the most while every wrong reading stands 1.2 times past one of its shares (a twisted
-#: cube accepted is wrong). 3x3: the pair printed was 0.35 / 0.30 (the nearest wrong readings
-#: hostile ones at 0.254 / 0.658 and 0.178 / 0.518), but ``bench_colour.py``'s hostile 3x3s
-#: under one lamp (seeds 3000-3099) held a wrong reading the light confirmed whole at 0.357 /
-#: 0.942: the tail of the rival share is longer than 600 cubes show, so a 3x3's share to rival
-#: cubes stayed the 0.5 it was, and its share to a broken cube is the 0.30 printed. Then the
-#: light's faces were balanced robustly (:func:`~cubebot.calibration.reflectance.
-#: _face_balance`), and a hostile 3x3 under one lamp outside every sweep that sets anything
-#: (seed 5076 of ``bench_colour_tail.py``'s range 5000-5499) held a wrong reading the light
-#: confirmed at 0.497: refused at 0.5 by a hair, so the share to rival cubes is 0.6 (1.2 times
-#: it; hard light reads about 1.6 in 100 fewer, hostile 2.5). 2x2: the pair printed, 0.50 /
-#: 0.65, accepted a cube with a twisted corner in the validation sweep (seeds 1000-1299; the
-#: 2x2's wrong readings were twisted corners the light read as real cubes, up to 1.0 / 0.537),
-#: so a 2x2's gap to a broken cube keeps the whole rule; its share to rival real cubes stayed 0.5
-#: (1.2 times a hostile reading's 0.391), with no wrong reading in the validation sweep. Then
-#: a hard 2x2 under one lamp outside every sweep that sets anything (``bench_colour_tail.py
-#: --sizes 2``, seeds 6000-6499, seed 6499) held a wrong reading the light confirmed whole at
-#: 0.507, so a 2x2's share to rival cubes became 0.61 (1.2 times it). Then new tails found four
-#: more wrong 2x2s the light confirmed whole, each on all 24 stickers, at 0.64-0.94 of the gap
-#: asked (seeds 8000-8499: hostile 8110 under one lamp, the light sure of it at 99 nats or
-#: more; 9000-9499: hard 9215 under its own lamp, hostile 9449 under one lamp and 9466 under
-#: its own): 5 wrong in 19,200 harsh tail 2x2s, so on a 2x2 the light's agreement is no
-#: witness, and a 2x2 has no confirmation (it keeps the veto, CONTRADICTING_GAP). Nothing
-#: tried set the wrong ones apart from the right readings the light confirms: a share growing
-#: with the scatter, or with the stickers the rules overrule, no confirmation for an overruled
-#: or a clipped sticker, the light's own gap (the wrong ones at 16-224 nats, the right ones'
-#: median 88) and the glare the light sees all cost as much as no confirmation or did not
-#: refuse them. It costs a fifth of the hard-light 2x2s (on the recorded 2x2 sweeps hard light
-#: read 82 in 100 with the 0.61 share and 63 without, "real camera" 96 and 87); the labelled
-#: real 2x2s are read by the colour rule alone but one of the calibration half, now refused.
-#: A confirmation counts whole or not at all. Counted in proportion short of CONFIRMING_GAP (a
-#: share between the whole and these, by the light's gap over it) it read hard light 83 and 83
-#: of 100 3x3s instead of 81 and 81 (its broken share alone; 84 and 86 with the rival share too),
-#: but read a twisted 3x3 as real (hard light under one lamp, seed 5463 of 5000-5499: the light
-#: read the wrong turn 0.38 of the way to confirming it), and with the rival share too it put two
-#: wrong tail readings (seeds 4096 and 350, hard light under one lamp) at 0.95 and 0.93 of the gap
-#: asked: the light's gap short of ten thousand to one does not tell right from wrong.
-CONFIRMED_SHARE = {3: (0.6, 0.30)}
-CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
-#: per cube size, the nats past which the second reader, reading a sticker as another real cube,
-#: vetoes the colour reading there (a size not here has no veto). The 2x2 rule alone accepted
-#: two wrong 2x2s far from every seed it was set on (``bench_colour_tail.py --sizes 2``, seeds
-#: 5000-5499: hard light under one lamp, seed 5131, at 1.08 times the gap asked; hostile under
-#: its own, 5115, at 1.24), and to refuse them by the gap the rule would ask 1.5 times as much
-#: (hard light 57 in 100 2x2s instead of 80). In both the light read another real cube, sure of
-#: it at 263 and 345 nats on the stickers they differ on. The light also reads right 2x2s as
-#: another cube, in 886 of those below: mostly under washed-out light, at tens of nats (a veto
-#: at 50 nats refused 2.5 in 100 washed-out 2x2s), and a few in hard light at up to 366 nats.
-#: So the veto asks 100 nats: over seeds 2000-2099, 3000-3099, 4000-4399 and 5000-5499,
-#: each harsh light under both lamps, it refused 16 of the 7,839 right 2x2s the rule accepted
-#: (hard light 10, washed-out 5, real camera 1), both wrong ones and 1 of the 18 twisted 2x2s
-#: read as real; the light read every labelled real 2x2 the same cube (or another at 8 nats at
-#: most). A 3x3 has no veto: no wrong 3x3 was accepted in any sweep or tail.
-CONTRADICTING_GAP = {2: 100.0}
 #: one scan in this many shows a broken cube. Where glare hides how a piece is turned (two of a
 #: corner's three stickers washed towards the white of the third), the cube's rules and these
 #: odds alone decide its turn, and a cube with that corner twisted is read as a real one:
@@ -192,7 +130,7 @@ CONTRADICTING_GAP = {2: 100.0}
 BROKEN_ODDS = 100.0
 _BROKEN_PRIOR = 2 * np.log(BROKEN_ODDS)  # cost of "the cube is broken" (about 2 x nats)
 _FORCED_LIMIT = 6.0  # cost units past which a valid reading overrules a sticker's own reading
-_CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
+CLEAR_TRUST = 0.5  # a sticker the sampler trusts less than this has no clear reading to overrule
 _SCATTER_LIMIT = 10.0  # weighted-Lab scatter past which the samples are not six colour groups
 
 #: the one thing to do when look-alike colours leave two cubes, with and without a profile
@@ -224,7 +162,7 @@ class Reading:
     (weighted-Lab units) and ``spread`` how loose the colour groups are in the model's own
     units (1 for a scan as tight as the model expects). ``trust`` (n,), when the sampler gave a
     spread, is how far each sticker's own colour counts (0..1]: a sticker it saw as blotchy
-    (a glare edge, a sample point half off it: trust under :data:`_CLEAR_TRUST`) has no clear
+    (a glare edge, a sample point half off it: trust under :data:`CLEAR_TRUST`) has no clear
     reading of its own for the cube's rules to overrule.
     """
 
@@ -257,7 +195,8 @@ class Verdict:
     the gap to rival real cubes alone (``gap`` also counts "the cube is broken"),
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
     included), ``confirmed`` the stickers a second reader confirmed (:func:`confirm`) and
-    ``contradicted`` the ones it read as another real cube (:func:`contradict`).
+    ``contradicted`` the ones it read as another cube (:func:`contradict`): a broken one
+    where ``contradicted_broken``, otherwise another real cube.
     """
 
     facelets: str
@@ -273,6 +212,7 @@ class Verdict:
     scale: float = 0.0
     confirmed: tuple[int, ...] = ()
     contradicted: tuple[int, ...] = ()
+    contradicted_broken: bool = False
 
     @property
     def accepted(self) -> bool:
@@ -306,10 +246,10 @@ def sticker_confidence(gap: np.ndarray, scale: float, size: int = 3,
     Raises:
         OptionError: ``size`` is not 2 or 3.
     """
-    return _confidence(gap, required_gap(scale, size, spread, rule, overruled))
+    return confidence_at(gap, required_gap(scale, size, spread, rule, overruled))
 
 
-def _confidence(gap: np.ndarray, required: float) -> np.ndarray:
+def confidence_at(gap: np.ndarray, required: float) -> np.ndarray:
     """Return the confidence of each gap where ``required`` reaches :data:`ACCEPT_CONFIDENCE`."""
     exponent = -np.minimum(np.asarray(gap, dtype=float), 1e6) / required
     confidence: np.ndarray = 1.0 / (1.0 + (1.0 / ACCEPT_CONFIDENCE - 1.0) ** -exponent)
@@ -324,44 +264,6 @@ def gap_share(confidence: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.asarray(np.log(c / (1.0 - c))
                           / np.log(ACCEPT_CONFIDENCE / (1.0 - ACCEPT_CONFIDENCE)))
-
-
-def confirmed_stickers(labels: np.ndarray, second_labels: np.ndarray,
-                       second_gap: np.ndarray, trust: Optional[np.ndarray] = None) -> np.ndarray:
-    """Return a mask of the stickers a second reader confirms (see :func:`confirm`).
-
-    Both readings must be the same cube; a sticker is confirmed where the second reader's gap
-    (nats) reaches :data:`CONFIRMING_GAP` and the sampler saw it clearly (``trust``).
-    """
-    if not np.array_equal(labels, second_labels):
-        return np.zeros(len(labels), dtype=bool)
-    confirmed = np.asarray(second_gap) >= CONFIRMING_GAP
-    if trust is not None:
-        confirmed &= np.asarray(trust) >= _CLEAR_TRUST
-    return np.asarray(confirmed)
-
-
-def contradicted_stickers(labels: np.ndarray, second_labels: np.ndarray,
-                          second_gap: np.ndarray, size: int) -> np.ndarray:
-    """Return a mask of the stickers a second reader reads as another real cube, sure of them
-    past :data:`CONTRADICTING_GAP` (nats; none for a size without a veto)."""
-    limit = CONTRADICTING_GAP.get(size)
-    differs = np.asarray(second_labels) != np.asarray(labels)
-    if limit is None:
-        return np.zeros(len(differs), dtype=bool)
-    return np.asarray(differs & (np.asarray(second_gap) >= limit))
-
-
-def contradict(verdict: Verdict, contradicted: np.ndarray,
-               second_labels: np.ndarray) -> Verdict:
-    """Return the verdict with the stickers a second reader contradicts (per sticker;
-    :func:`contradicted_stickers`) in doubt: their confidence at most one half (two readers
-    of the scan, two cubes), and what each could be the second reader's face letter."""
-    confidence = np.where(contradicted, np.minimum(verdict.confidence, 0.5), verdict.confidence)
-    could_be = tuple(FACE_LETTERS[int(second_labels[i])] if contradicted[i] else letter
-                     for i, letter in enumerate(verdict.could_be))
-    return replace(verdict, confidence=confidence, could_be=could_be,
-                   contradicted=tuple(int(i) for i in np.flatnonzero(contradicted)))
 
 
 def _check_doubt(reading: Reading, overruled: np.ndarray) -> None:
@@ -529,7 +431,7 @@ def weigh(reading: Reading) -> Verdict:
     nearest = reading.distance.min(axis=1)
     forced = 0.5 * (assigned - nearest) > _FORCED_LIMIT
     if reading.trust is not None:
-        forced &= reading.trust >= _CLEAR_TRUST
+        forced &= reading.trust >= CLEAR_TRUST
     overruled = np.nonzero(forced)[0]
     required = required_gap(reading.scale, reading.size, reading.spread, reading.rule,
                             len(overruled))
@@ -556,32 +458,13 @@ def weigh(reading: Reading) -> Verdict:
         gap=gap,
         rival_gap=np.asarray(reading.sticker_margin),
         broken_gap=broken,
-        confidence=_confidence(gap, required),
+        confidence=confidence_at(gap, required),
         overruled=tuple(int(i) for i in overruled),
         margin=float(reading.margin),
         required=required,
         could_be=could_be,
         scale=float(reading.scale),
     )
-
-
-def confirm(verdict: Verdict, confirmed: np.ndarray, size: int) -> Verdict:
-    """Return the verdict with the stickers a second reader confirmed made surer.
-
-    ``confirmed`` (per sticker; :func:`confirmed_stickers`) marks the stickers a second reader
-    of the same scan read the same, sure of them against rival real cubes and against the cube
-    being broken (a piece turned alone in its place included): their gaps to each need only
-    their share (:data:`CONFIRMED_SHARE`) of the gap the rule asks.
-
-    Raises:
-        KeyError: ``size`` has no confirmation (a 2x2: only a 3x3 is confirmed).
-    """
-    rival, broken = CONFIRMED_SHARE[size]
-    lowered = np.minimum(_confidence(verdict.rival_gap, verdict.required * rival),
-                         _confidence(verdict.broken_gap, verdict.required * broken))
-    confidence = np.where(confirmed, np.maximum(verdict.confidence, lowered), verdict.confidence)
-    return replace(verdict, confidence=confidence,
-                   confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)))
 
 
 def reshoot_action(stickers: np.ndarray, size: int) -> str:

@@ -29,8 +29,8 @@ cube is one more rival reading.
 A face-on reading the acceptance rule doubts is read a second time by the light
 (:mod:`cubebot.calibration.reflectance`: reflectances lit by the lamp, each sticker at its own
 brightness, glare and clipping); on a 3x3 the stickers that reading confirms need less gap
-(:func:`~cubebot.calibration.acceptance.confirm`), and a 2x2 is refused where it reads another
-real cube (:func:`~cubebot.calibration.acceptance.contradict`).
+(:func:`~cubebot.calibration.second_reading.confirm`), and a 2x2 is refused where it reads another
+real cube (:func:`~cubebot.calibration.second_reading.contradict`).
 
 :func:`~cubebot.calibration.classification.classify` wraps it for the pipeline.
 """
@@ -53,16 +53,10 @@ from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 from cubebot.calibration.acceptance import (
     ACCEPT_CONFIDENCE,
     CALIBRATED_RULE,
-    CONFIRMED_SHARE,
-    CONTRADICTING_GAP,
     GapRule,
     LooseReading,
     Reading,
     Verdict,
-    confirm,
-    confirmed_stickers,
-    contradict,
-    contradicted_stickers,
     sticker_confidence,
     weigh,
 )
@@ -83,10 +77,10 @@ from cubebot.calibration.colour_space import (CLIPPED_LEVEL, lab_features, linea
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
-from cubebot.calibration.reflectance import reflectance_reading
 from cubebot.calibration.refusal import judge
 from cubebot.calibration.scheme import (ColourScheme, SchemeLike, colour_layouts, load_scheme,
                                         nearest_holding)
+from cubebot.calibration.second_reading import CONTRADICTING_GAP, weigh_by_light
 from cubebot.solver.cube import Cube
 from cubebot.solver.geometry import centre_facelets
 from cubebot.solver.notation import FACE_LETTERS
@@ -167,7 +161,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     confirm`). A 2x2 is read by the light even when the rule accepts it, and gets no
     confirmation: where the light reads another real cube, sure of a sticker, the scan is
     refused there
-    (:func:`~cubebot.calibration.acceptance.contradict`).
+    (:func:`~cubebot.calibration.second_reading.contradict`).
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,
@@ -543,19 +537,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         verdict = weigh(self._reading(last))
         # a size the light may veto (CONTRADICTING_GAP) is read by it even when accepted
         if self.confirm and (not verdict.accepted or self.size in CONTRADICTING_GAP):
-            second = reflectance_reading(rgb, self.size, verdict.labels, scheme)
-            contradicted = contradicted_stickers(verdict.labels, second.labels, second.gap,
-                                                 self.size)
-            if contradicted.any():
-                verdict = contradict(verdict, contradicted, second.labels)
-                log.info("the reading by the light is another real cube at %d stickers",
-                         int(contradicted.sum()))
-            elif not verdict.accepted and self.size in CONFIRMED_SHARE:
-                confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap,
-                                               last.trust)
-                verdict = confirm(verdict, confirmed, self.size)
-                log.info("the reading by the light confirms %d of %d stickers",
-                         int(confirmed.sum()), len(confirmed))
+            verdict = weigh_by_light(verdict, rgb, self.size, scheme, last.trust)
         self.verdict_ = verdict
         # a face-on 3x3 is seeded by its own centres: a profile would not change its reading
         judge(verdict, self.size, colours=self._colour_names(last, verdict, scheme),

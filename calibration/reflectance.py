@@ -85,11 +85,16 @@ class ReflectanceReading:
     ``labels`` is the face index per sticker (in the letters of the reading it started from);
     ``gap`` per sticker the cost gap (nats) to the cheapest other real cube that reads it
     otherwise, or to the cube being broken there (its piece turned alone in its place
-    included).
+    included). ``broken_labels`` is the cheapest reading by whole pieces with the turning rules
+    left free (a corner may be twisted), and ``broken_lead`` how many nats likelier it is than
+    ``labels``, the prior of a broken cube counted (negative where the real cube is the
+    likelier, as always where the two readings are the same).
     """
 
     labels: np.ndarray
     gap: np.ndarray
+    broken_labels: np.ndarray
+    broken_lead: float
 
 
 @lru_cache(maxsize=1)
@@ -413,7 +418,11 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     gap = reading.sticker_margin.copy()
     loose, loose_total = loose_labelling(cost, size)
     differs = loose != reading.labels
-    gap[differs] = np.minimum(gap[differs], max(0.0, loose_total + _BROKEN - reading.cost))
+    broken_lead = reading.cost - (loose_total + _BROKEN)
+    gap[differs] = np.minimum(gap[differs], max(0.0, -broken_lead))
     gap = np.minimum(gap, np.maximum(turned_in_place(cost, reading.labels, size, _BROKEN), 0.0))
-    log.debug("reflectance reading: cost %.1f nats, least gap %.1f", reading.cost, gap.min())
-    return ReflectanceReading(labels=reading.labels, gap=gap)
+    log.debug("reflectance reading: cost %.1f nats, least gap %.1f, broken by %.1f",
+              reading.cost, gap.min(), broken_lead)
+    return ReflectanceReading(labels=reading.labels, gap=gap, broken_labels=loose,
+                              broken_lead=float(broken_lead))
+

@@ -107,7 +107,7 @@ def confirmed_by_light(size: int, samples: object, verdict: object) -> tuple[int
     """Return the stickers the reading by the light confirms in ``verdict``: the classifier's
     own where the size has a confirmation in force, else read here (none where the light
     vetoed the reading)."""
-    from cubebot.calibration.acceptance import CONFIRMED_SHARE, confirmed_stickers
+    from cubebot.calibration.second_reading import CONFIRMED_SHARE, confirmed_stickers
     from cubebot.calibration.reflectance import reflectance_reading
     from cubebot.calibration.scheme import load_scheme
 
@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--cubes", type=int, default=600)
     parser.add_argument("--sizes", default="3,2")
     args = parser.parse_args()
-    from cubebot.calibration.acceptance import CONFIRMED_SHARE
+    from cubebot.calibration.second_reading import CONFIRMED_SHARE
 
     for size in (int(s) for s in args.sizes.split(",")):
         found = outcomes(size, range(args.cubes))

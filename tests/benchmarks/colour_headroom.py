@@ -6,7 +6,7 @@ at the defaults for a 3x3, two for a 2x2).
 
 The rule in force accepts a reading when every sticker's gap reaches the gap the rule asks, or,
 where the reading by the light confirms the sticker, the shares of it it asks
-(:func:`~cubebot.calibration.acceptance.confirm`). This benchmark measures each reading's
+(:func:`~cubebot.calibration.second_reading.confirm`). This benchmark measures each reading's
 *reach*: the least, over its stickers, of the largest fraction of those gaps the sticker still
 meets (at least 1 for an accepted reading). A rule that asked every gap times ``t`` would accept
 exactly the readings whose reach is at least ``t``; so per light, the right readings whose reach

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from cubebot.calibration import BrokenCubeError, DoubtfulStickersError
-from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CONFIRMED_SHARE, CONFIRMING_GAP,
-                                            CONTRADICTING_GAP, Verdict, confirm,
-                                            confirmed_stickers, contradict,
-                                            contradicted_stickers)
+from cubebot.calibration.acceptance import ACCEPT_CONFIDENCE, Verdict
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.reflectance import (_log_likelihood, _shared_log_likelihood, light_field,
                                              reflectance_reading, sticker_costs)
 from cubebot.calibration.refusal import judge
 from cubebot.calibration.scheme import load_scheme
+from cubebot.calibration.second_reading import (CONFIRMED_SHARE, CONFIRMING_GAP,
+                                                CONTRADICTING_GAP, confirm, confirmed_stickers,
+                                                contradict, contradicted_stickers)
 from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 from cubebot.solver.notation import FACE_LETTERS
 
@@ -39,11 +39,13 @@ def _refused(size: int, scan: np.ndarray, match: Optional[str] = None) -> Verdic
     return verdict
 
 
-def _tail_scan(light: str, lamp: str, seed: int) -> tuple[str, np.ndarray]:
+def _tail_scan(light: str, lamp: str, seed: int,
+               twisted: bool = False) -> tuple[str, np.ndarray]:
     """Return (truth, samples) of a 2x2 of ``bench_colour_tail.py``: ``light`` under its own
-    lamp ("own") or under one lamp fixed per seed ("one")."""
+    lamp ("own") or under one lamp fixed per seed ("one"); ``twisted``: a corner turned in its
+    socket (``--twisted``)."""
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    return random_scan(2, lighting, seed)
+    return random_scan(2, lighting, seed, twisted_corner=twisted)
 
 
 def _misread(verdict: Verdict, truth: str) -> set[int]:
@@ -129,6 +131,8 @@ def test_a_clean_scan_is_read_right_and_sure_by_the_light() -> None:
     reading = reflectance_reading(scan, 3, _labels(truth), SCHEME)
     assert "".join(FACE_LETTERS[i] for i in reading.labels) == truth
     assert (reading.gap >= CONFIRMING_GAP).all()
+    # a real cube read whole: no broken reading is likelier
+    assert np.array_equal(reading.broken_labels, reading.labels) and reading.broken_lead < 0
 
 
 def test_a_visibly_twisted_corner_is_not_confirmed() -> None:
@@ -143,6 +147,9 @@ def test_a_visibly_twisted_corner_is_not_confirmed() -> None:
     moved = reading.labels != labels
     assert moved.sum() == 3  # one corner read in the turn a real cube allows
     assert (reading.gap[moved] < CONFIRMING_GAP).all()
+    # ... and the light's broken reading is the cube as it is, the likelier by far
+    assert "".join(FACE_LETTERS[i] for i in reading.broken_labels) == truth
+    assert reading.broken_lead > 20.0
 
 
 def test_only_the_same_cube_read_clearly_confirms_stickers() -> None:
@@ -241,6 +248,37 @@ def test_only_another_cube_read_past_the_veto_contradicts_a_2x2s_stickers() -> N
     other3 = labels3.copy()
     other3[[0, 9]] = other3[[9, 0]]
     assert not contradicted_stickers(labels3, other3, np.full(54, 1e3), 3).any()
+
+
+def test_a_broken_cube_the_light_is_sure_of_contradicts_the_stickers_it_turns() -> None:
+    labels = np.repeat(np.arange(6), 4)
+    turned = labels.copy()
+    turned[[0, 4, 8]] = turned[[4, 8, 0]]  # three stickers of one corner, read turned
+    sure = np.full(24, CONTRADICTING_GAP[2])
+    assert list(np.flatnonzero(contradicted_stickers(labels, turned, sure, 2))) == [0, 4, 8]
+    assert not contradicted_stickers(labels, turned, sure / 2, 2).any()  # short of the veto
+    facelets = "".join(FACE_LETTERS[i] for i in labels)
+    verdict = Verdict(facelets=facelets, labels=labels, gap=np.full(24, 50.0),
+                      rival_gap=np.full(24, 50.0), broken_gap=np.full(24, 50.0),
+                      confidence=np.ones(24), overruled=(), margin=50.0, required=14.0,
+                      could_be=("?",) * 24)
+    doubted = contradict(verdict, turned != labels, turned, broken=True)
+    assert not doubted.accepted and doubted.contradicted_broken
+    with pytest.raises(DoubtfulStickersError, match="the light a broken one") as err:
+        judge(doubted, 2)
+    assert err.value.stickers == [0, 4, 8] and "turn it back" in str(err.value)
+
+
+def test_a_twisted_2x2_the_rule_accepts_is_refused_when_the_light_reads_it_broken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a 2x2 with a corner twisted of bench_colour_tail.py --twisted (hard light under one lamp,
+    # seed 8245) the rule alone accepted as a real cube, at 1.26 times the gap asked; the light
+    # read the cube broken, 306 nats likelier than its own real reading
+    truth, scan = _tail_scan("hard", "one", 8245, twisted=True)
+    verdict = _refused(2, scan, match="the light a broken one")
+    assert verdict.contradicted_broken and set(verdict.contradicted) == _misread(verdict, truth)
+    monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong
+    assert ColourClassifier(2, profile=False).fit(scan).facelets_ != truth
 
 
 def test_a_contradicted_sticker_is_named_with_the_colour_the_light_reads() -> None:
