@@ -194,9 +194,9 @@ class Verdict:
     next-cheapest class; ``scale`` the reading's scatter (weighted-Lab units); ``rival_gap``
     the gap to rival real cubes alone (``gap`` also counts "the cube is broken"),
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
-    included), ``confirmed`` the stickers a second reader confirmed (:func:`confirm`) and
-    ``contradicted`` the ones it read as another cube (:func:`contradict`): a broken one
-    where ``contradicted_broken``, otherwise another real cube.
+    included), ``confirmed`` the stickers a second reader confirmed and ``contradicted`` the
+    ones it read as another cube: a broken one where ``contradicted_broken``, otherwise
+    another real cube (:mod:`cubebot.calibration.second_reading`).
     """
 
     facelets: str

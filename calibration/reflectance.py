@@ -27,9 +27,9 @@ broken), come from the same piece matching as the colour model's
 
 The two readers fail differently: the colour model's scatters widen under hard light, while this
 reader's model of glare and clipping holds there; this reader knows nothing of a camera's tone
-curve or a sticker's texture, which the colour model learns. Where both read the same cube, the
-acceptance rule asks the colour model for less gap (:func:`~cubebot.calibration.acceptance.
-confirm`).
+curve or a sticker's texture, which the colour model learns. Where both read the same cube, a
+3x3's sticker needs less gap; where this reader is sure of another cube, a 2x2 is refused there
+(:mod:`cubebot.calibration.second_reading`).
 """
 
 from __future__ import annotations
