@@ -30,7 +30,7 @@ A face-on reading the acceptance rule doubts is read a second time by the light
 (:mod:`cubebot.calibration.reflectance`: reflectances lit by the lamp, each sticker at its own
 brightness, glare and clipping); on a 3x3 the stickers that reading confirms need less gap
 (:func:`~cubebot.calibration.second_reading.confirm`), and a 2x2 is refused where it reads another
-real cube (:func:`~cubebot.calibration.second_reading.contradict`).
+cube, real or broken (:func:`~cubebot.calibration.second_reading.contradict`).
 
 :func:`~cubebot.calibration.classification.classify` wraps it for the pipeline.
 """
@@ -159,9 +159,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
     a sticker of a 3x3, the sticker needs less gap (:func:`~cubebot.calibration.acceptance.
     confirm`). A 2x2 is read by the light even when the rule accepts it, and gets no
-    confirmation: where the light reads another real cube, sure of a sticker, the scan is
-    refused there
-    (:func:`~cubebot.calibration.second_reading.contradict`).
+    confirmation: where the light reads another cube, real or broken, and is sure of it, the
+    scan is refused there (:func:`~cubebot.calibration.second_reading.contradict`).
     """
 
     def __init__(self, size: int = 3, *, order: str = "rgb", scheme: SchemeLike = None,

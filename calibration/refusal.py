@@ -42,14 +42,12 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
     doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
     if not len(doubtful):
         return
-    if verdict.contradicted and verdict.contradicted_broken:
+    if verdict.contradicted:
         doubtful = np.array(verdict.contradicted[:_NAMED_MAX], dtype=np.intp)
         reason = ("their colours read a real cube and the light a broken one (a piece turned "
                   "in its place), each sure of its own: if a named piece is twisted, turn it "
-                  "back and scan again")
-    elif verdict.contradicted:
-        doubtful = np.array(verdict.contradicted[:_NAMED_MAX], dtype=np.intp)
-        reason = ("their colours read one real cube and the light another, each sure of its "
+                  "back and scan again" if verdict.contradicted_broken else
+                  "their colours read one real cube and the light another, each sure of its "
                   "own")
     else:
         # name the weakest group (the stickers a rival cube reads otherwise), not every one
