@@ -39,7 +39,8 @@ from cubebot.robot.errors import (
 )
 from cubebot.robot.faults import Faults
 from cubebot.robot.limits import RigLimits
-from cubebot.robot.host import JobStatus, Rig, RigInfo, job_id
+from cubebot.robot.host import Rig, RigInfo
+from cubebot.robot.job_status import JobStatus, job_id
 from cubebot.robot.sender import StreamProgress, StreamReport
 from cubebot.robot.state import RigState
 from cubebot.robot.model import RigKind, RigModel, builtin_models

@@ -20,21 +20,11 @@ from typing import Callable, Optional
 from cubebot.robot.errors import EmergencyStopError, ProtocolError, RobotError
 from cubebot.robot.link import Link
 from cubebot.robot.ports import claim
-from cubebot.robot.probe import EXCHANGE_WAIT, REST_WAIT, Failed, Probe
-from cubebot.robot.protocol_checks import (
-    CHECKS,
-    GREETING,
-    ONLY_FOR,
-    QUERY_BUDGET,
-    CheckFunction,
-    check,
-    checks_for,
-)
+from cubebot.robot.probe import Failed, Probe
+from cubebot.robot.protocol_checks import CHECKS, GREETING, ONLY_FOR
 
-# The probe (Probe, Failed, the waits) and the checks (CHECKS, check, checks_for, ...) have
-# modules of their own and are still imported from this one.
-__all__ = ["Check", "CheckResult", "CHECKS", "run_checks", "Failed", "Probe", "EXCHANGE_WAIT",
-           "REST_WAIT", "QUERY_BUDGET", "CheckFunction", "ONLY_FOR", "check", "checks_for"]
+# Failed lives in probe.py and CHECKS in protocol_checks.py; both are still public here
+__all__ = ["Check", "CheckResult", "CHECKS", "run_checks", "Failed"]
 
 
 @dataclass(frozen=True)

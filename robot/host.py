@@ -32,7 +32,6 @@ from cubebot.robot.errors import (
     RobotError,
     fault_error,
 )
-from cubebot.robot.handshake import HANDSHAKE_WAIT
 from cubebot.robot.job_status import JobStatus, action_job_id, job_id
 from cubebot.robot.link import RigInfo
 from cubebot.robot.plan import Plan, plan
@@ -50,10 +49,9 @@ from cubebot.robot.sender import (
 from cubebot.robot.state import RigState
 from cubebot.solver.notation import MoveSequence
 
-# JobStatus, job_id, action_job_id, HANDSHAKE_WAIT and RigConnection moved out of this module
-# and are still imported from it.
+# JobStatus and job_id live in job_status.py and RigInfo in link.py; they are still public here
 __all__ = ["Rig", "RigInfo", "JobStatus", "StreamReport", "StreamProgress", "ProgressCallback",
-           "job_id", "action_job_id", "RigConnection", "HANDSHAKE_WAIT"]
+           "job_id"]
 
 #: What ``progress=`` takes: a function of a :class:`StreamProgress`, or the older
 #: ``(accepted moves, total)`` form.

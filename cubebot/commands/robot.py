@@ -178,7 +178,7 @@ def _job_file(job: str) -> Path:
 def _record_actions(actions: list[str]) -> None:
     """Keep a job's actions where ``--resume`` from another process finds them: they depend
     on how the rig stood when the job began, so they cannot be planned again from the moves."""
-    from cubebot.robot.host import action_job_id
+    from cubebot.robot.job_status import action_job_id
 
     path = _job_file(action_job_id(actions))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,8 @@ import pytest
 from cubebot.cli import main
 from cubebot.robot import Faults, SimulatedRig
 from cubebot.robot.avr import AvrRig, config_int, toolchain_missing
-from cubebot.robot.conformance import CHECKS, checks_for, run_checks
+from cubebot.robot.conformance import CHECKS, run_checks
+from cubebot.robot.protocol_checks import checks_for
 from cubebot.robot.protocol import Frame, encode
 from cubebot.solver import Cube
 from cubebot.robot.simfirmware import Firmware
