@@ -231,8 +231,8 @@ def ask_holder(url: str, request: str, timeout: float = 30.0) -> Optional[dict[s
             connection.connect(str(socket_path))
             connection.sendall(request.encode() + b"\n")
             line = connection.makefile("r").readline()
-        except (FileNotFoundError, ConnectionRefusedError, ConnectionResetError):
-            return None  # it let go of the port meanwhile
+        except (FileNotFoundError, ConnectionError):
+            return None  # it let go of the port meanwhile (refused, reset or a broken pipe)
         except OSError as err:
             raise RigConnectionError(
                 f"the program holding {url} ({_busy_message(url, _holder(lock_path))}) did not "

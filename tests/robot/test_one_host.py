@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,7 @@ from cubebot.robot import (
     RigState,
     SimulatedRig,
 )
+from cubebot.robot import ports
 from cubebot.robot.avr import AvrRig, toolchain_missing
 from cubebot.robot.simfirmware import Firmware
 from cubebot.solver import Cube, format_moves
@@ -169,6 +172,41 @@ def test_estop_from_another_terminal_stops_the_stream_at_once() -> None:
     assert stopper.returncode == 0, stopper.stderr
     assert "emergency-stopped after" in stopper.stdout and "emergency-stopped after" in err
     assert sim.firmware.state == "ESTOP" and streamer.returncode == 130, err
+
+
+def test_a_holder_that_lets_go_as_it_is_asked_is_no_holder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race `cubebot stop --estop` meets: the stream ends on the emergency stop and closes
+    its socket between the asker's connect and its request (a real broken pipe)."""
+    url = str(tmp_path / "ttyFAKE")
+    Path(url).touch()
+    holder = ports.claim(url)  # holds the lock; its socket is ours below
+    _, socket_path = ports._paths(url)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(socket_path))
+    server.listen(1)
+    let_go = threading.Event()
+
+    def take_and_close() -> None:
+        connection, _ = server.accept()
+        connection.close()  # unread: the asker's request will meet a closed socket
+        let_go.set()
+
+    class _Asker(socket.socket):
+        def connect(self, address: object) -> None:  # type: ignore[override]
+            super().connect(address)  # type: ignore[arg-type]
+            assert let_go.wait(5.0)
+
+    closer = threading.Thread(target=take_and_close)
+    closer.start()
+    monkeypatch.setattr(ports.socket, "socket", _Asker)
+    try:
+        assert ports.ask_holder(url, "estop", timeout=5.0) is None
+    finally:
+        monkeypatch.undo()
+        closer.join(5.0)
+        server.close()
+        holder.release()
 
 
 class _StuckLoop(Firmware):
