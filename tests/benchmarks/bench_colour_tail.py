@@ -1,8 +1,8 @@
 """How often a wrong cube is accepted far from the seeds anything was set on; print the table.
 
 Run: ``python tests/benchmarks/bench_colour_tail.py [--cubes 400] [--first-seed 4000]
-[--sizes 3,2] [--conditions hard,hostile,real camera,washed-out] [--twisted]`` (about ten
-minutes per size on one core at the defaults).
+[--sizes 3,2] [--conditions hard,hostile,real camera,washed-out] [--twisted] [--whole-levels]``
+(about ten minutes per size on one core at the defaults).
 
 ``bench_colour.py`` reads 100 cubes per light, and a rule calibrated to accept no wrong reading
 in 600 will accept none in 100 almost surely: that says little about one wrong cube in a
@@ -20,6 +20,10 @@ With ``--twisted`` every cube has one corner turned in its socket instead (a cub
 reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
 broken, and any real cube accepted is WRONG. ``bench_colour.py`` reads twisted cubes in moderate
 light only, and the calibration sweeps hold about 70 per harsh light.
+
+With ``--whole-levels`` each sample is rounded to a whole level 0-255, as an 8-bit camera's
+per-sticker colours reach ``cubebot classify --rgb`` from another robot (the sweep's samples,
+like a sampler's means over a patch, keep their fractions).
 """
 
 from __future__ import annotations
@@ -47,19 +51,18 @@ def wrong_rate_bound(wrong: int, total: int) -> float:
     return float(beta.ppf(LEVEL, wrong + 1, total - wrong))
 
 
-def lamp_scans(size: int, name: str, first: int, cubes: int,
-               twisted: bool = False) -> Iterator[tuple[str, int, str, object]]:
+def lamp_scans(size: int, name: str, first: int, cubes: int, twisted: bool = False,
+               whole_levels: bool = False) -> Iterator[tuple[str, int, str, np.ndarray]]:
     """Yield (lamp, seed, facelets, samples) under the sweep's lamp and under one fixed lamp
-    (``twisted``: each cube with a corner turned in its socket)."""
+    (``twisted``: each cube with a corner turned in its socket; ``whole_levels``: samples
+    rounded to whole levels)."""
     from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 
     lighting = CONDITIONS[name]
     for seed in range(first, first + cubes):
-        truth, samples = random_scan(size, lighting, seed, twisted_corner=twisted)
-        yield "its own lamp", seed, truth, samples
-        truth, samples = random_scan(size, one_lamp(lighting, seed), seed,
-                                     twisted_corner=twisted)
-        yield "one lamp", seed, truth, samples
+        for lamp, light in (("its own lamp", lighting), ("one lamp", one_lamp(lighting, seed))):
+            truth, samples = random_scan(size, light, seed, twisted_corner=twisted)
+            yield lamp, seed, truth, np.round(samples) if whole_levels else samples
 
 
 def describe(verdict: object) -> str:
@@ -73,17 +76,19 @@ def describe(verdict: object) -> str:
     return f"{how}; smallest gap / gap asked: rival cubes {rival:.3f}, broken cube {broken:.3f}"
 
 
-def bench(size: int, name: str, first: int, cubes: int,
-          twisted: bool = False) -> tuple[list[tuple[str, ...]], list[str]]:
+def bench(size: int, name: str, first: int, cubes: int, twisted: bool = False,
+          whole_levels: bool = False) -> tuple[list[tuple[str, ...]], list[str]]:
     """Return the table rows of one size and light, and a line per wrong cube accepted
-    (``twisted``: cubes with a corner twisted, right when reported broken)."""
+    (``twisted``: cubes with a corner twisted, right when reported broken; ``whole_levels``:
+    samples rounded to whole levels)."""
     from cubebot.calibration import BrokenCubeError, CalibrationError
     from cubebot.calibration.classifier import ColourClassifier
 
     counts: dict[str, list[int]] = {}
     wrong_lines = []
     light = f"{name}, corner twisted" if twisted else name
-    for lamp, seed, truth, samples in lamp_scans(size, name, first, cubes, twisted):
+    for lamp, seed, truth, samples in lamp_scans(size, name, first, cubes, twisted,
+                                                     whole_levels):
         tally = counts.setdefault(lamp, [0, 0, 0])
         model = ColourClassifier(size, profile=False)
         try:
@@ -125,6 +130,8 @@ def main() -> None:
     parser.add_argument("--conditions", default="hard,hostile,real camera,washed-out")
     parser.add_argument("--twisted", action="store_true",
                         help="cubes with a corner twisted (right: reported broken)")
+    parser.add_argument("--whole-levels", action="store_true",
+                        help="samples rounded to whole levels 0-255 (an 8-bit camera's --rgb)")
     args = parser.parse_args()
     os.environ["CUBEBOT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="cubebot-bench-")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -134,13 +141,15 @@ def main() -> None:
     wrong_lines: list[str] = []
     for size in (int(s) for s in args.sizes.split(",")):
         for name in args.conditions.split(","):
-            more_rows, more_wrong = bench(size, name, args.first_seed, args.cubes, args.twisted)
+            more_rows, more_wrong = bench(size, name, args.first_seed, args.cubes, args.twisted,
+                                             args.whole_levels)
             rows += more_rows
             wrong_lines += more_wrong
     print_table(rows)
     print(f"seeds {args.first_seed}-{args.first_seed + args.cubes - 1}; WRONG: a wrong cube "
           "accepted (the target is none)"
-          + ("; right: the twisted cube reported broken" if args.twisted else ""))
+          + ("; right: the twisted cube reported broken" if args.twisted else "")
+          + ("; samples rounded to whole levels" if args.whole_levels else ""))
     print("wrong cubes accepted:" if wrong_lines else "no wrong cube accepted")
     for line in wrong_lines:
         print("  " + line)
