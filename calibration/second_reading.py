@@ -99,8 +99,11 @@ CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker 
 #: 8000-8499, each harsh light under both lamps) the light read one broken by 306 nats (hard
 #: 8245, one lamp), the rest by 19 nats at most (glare hid the turn from it too); the right 2x2s
 #: accepted (2,668 of seeds 2000-2099, 3000-3099 and 4000-4399) it read broken by 88 at most.
-#: The light's fit is local: 8245 with every sample moved by under half a level read broken by
-#: 280-307 nats in 9 of 12 tries and as a real cube in 3 (and so rounded to whole levels).
+#: Fitted to the real reading alone, the light's fit was local: 8245 with every sample moved by
+#: under half a level read broken by 280-307 nats in 9 of 12 tries and as a real cube in 3 (and
+#: so rounded to whole levels); fitted to its broken reading as well
+#: (:func:`~cubebot.calibration.reflectance.reflectance_reading`), broken by 329-385 in all 12
+#: and by 355 rounded.
 CONTRADICTING_GAP = {2: 100.0}
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 import numpy as np
 import pytest
 
-from cubebot.calibration import BrokenCubeError, DoubtfulStickersError
+from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, reflectance
 from cubebot.calibration.acceptance import ACCEPT_CONFIDENCE, Verdict
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
@@ -279,6 +279,26 @@ def test_a_twisted_2x2_the_rule_accepts_is_refused_when_the_light_reads_it_broke
     assert verdict.contradicted_broken and set(verdict.contradicted) == _misread(verdict, truth)
     monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong
     assert ColourClassifier(2, profile=False).fit(scan).facelets_ != truth
+
+
+def test_the_light_weighs_a_broken_reading_in_the_light_fitted_to_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same twisted 2x2 with its samples rounded to whole levels, as `classify --rgb` takes
+    # them: the light fitted to its real reading alone found the real cube 2.8 nats likelier
+    # and the scan was accepted as a real cube; fitted to its broken reading as well, the
+    # broken cube leads by 355 nats
+    truth, scan = _tail_scan("hard", "one", 8245, twisted=True)
+    rounded = np.round(scan)
+    verdict = _refused(2, rounded, match="the light a broken one")
+    second = reflectance_reading(rounded, 2, verdict.labels, SCHEME)
+    assert second.broken_lead > 300
+    # no sticker the broken reading reads otherwise keeps a gap to it
+    assert not second.gap[second.broken_labels != second.labels].any()
+    real_fit_only = reflectance._Fit.costs
+    monkeypatch.setattr(reflectance._Fit, "costs",
+                        lambda fit, broken: real_fit_only(fit, broken=False))
+    assert reflectance_reading(rounded, 2, verdict.labels, SCHEME).broken_lead < 0
+    assert ColourClassifier(2, profile=False).fit(rounded).facelets_ != truth
 
 
 def test_a_contradicted_sticker_is_named_with_the_colour_the_light_reads() -> None:
