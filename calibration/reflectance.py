@@ -400,26 +400,24 @@ class _Fit:
     size: int
     holding: np.ndarray  # the scheme's reflectance per face, as the other reading holds them
     lamp: np.ndarray  # the grey-world lamp
-    start: np.ndarray  # the other reading's labels: where the first light field is fitted
+    first: np.ndarray  # each sticker's cost (n, 6) in the light first guessed
 
     def costs(self, broken: bool) -> np.ndarray:
         """Return each sticker's cost (nats) in each colour, (n, 6), in the light relearnt
         :data:`_ROUNDS` times, each time from the cheapest real cube in the light before
         (``broken``: the cheapest reading with the turning rules free)."""
         reflectances, lamps = self.holding, np.tile(self.lamp, (6, 1))
-        labels = self.start
-        for round_ in range(_ROUNDS + 1):
-            if round_:
-                reflectances, lamps = _relearn(self.linear, self.clear, labels, self.faces_of,
-                                               reflectances, lamps, self.size)
-                reflectances = _colour_levels(self.linear, self.clear, labels, self.faces_of,
-                                              reflectances, lamps, self.size)
+        cost = self.first
+        for _ in range(_ROUNDS):
+            labels = (loose_labelling(cost, self.size)[0] if broken
+                      else label_pieces(cost, self.size).labels)
+            reflectances, lamps = _relearn(self.linear, self.clear, labels, self.faces_of,
+                                           reflectances, lamps, self.size)
+            reflectances = _colour_levels(self.linear, self.clear, labels, self.faces_of,
+                                          reflectances, lamps, self.size)
             field = _field(self.linear, self.clear, labels, self.faces_of, reflectances, lamps,
                            self.size)
             cost = sticker_costs(self.rgb, reflectances, lamps, self.faces_of, field)
-            if round_ < _ROUNDS:
-                labels = (loose_labelling(cost, self.size)[0] if broken
-                          else label_pieces(cost, self.size).labels)
         return cost
 
 
@@ -438,8 +436,11 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     clear = rgb.max(axis=1) < CLIPPED_LEVEL  # a clipped channel tells no reflectance
     scheme_linear = srgb_to_linear(scheme.rgb_array)
     lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
-    fit = _Fit(rgb, linear, clear, faces_of, size, _holding(linear, labels, lamp, scheme_linear),
-               lamp, labels)
+    holding = _holding(linear, labels, lamp, scheme_linear)
+    lamps = np.tile(lamp, (6, 1))
+    first = sticker_costs(rgb, holding, lamps, faces_of,
+                          _field(linear, clear, labels, faces_of, holding, lamps, size))
+    fit = _Fit(rgb, linear, clear, faces_of, size, holding, lamp, first)
     cost = fit.costs(broken=False)
     reading = label_pieces(cost, size)
     loose, loose_total = loose_labelling(cost, size)
