@@ -30,7 +30,7 @@ from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
 from cubebot.calibration.errors import OptionError
 
-__all__ = ["PieceLabelling", "label_pieces", "loose_labelling", "piece_tables"]
+__all__ = ["PieceLabelling", "label_pieces", "loose_labelling", "piece_tables", "rival_holding"]
 
 log = logging.getLogger(__name__)
 
@@ -207,29 +207,34 @@ class _Ranking:
         return True
 
 
-def _best_cube(rankings: list[_Ranking],
-               parities: tuple[int, ...]) -> tuple[float, list[_Assignment]]:
-    """Return the cheapest combination whose kinds share a parity (exact within the budget)."""
+def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...],
+               ceiling: float = np.inf,
+               budget: int = _SEARCH_BUDGET) -> tuple[float, list[_Assignment], bool]:
+    """Return the cheapest combination whose kinds share a parity (exact within the budget),
+    and whether it is proven: no unseen combination costs less than it or ``ceiling``."""
 
     def best_total() -> tuple[float, int]:
         options = [(sum(r.best[p][0] for r in rankings), p) for p in parities
                    if all(p in r.best for r in rankings)]
         return min(options) if options else (np.inf, -1)
 
-    for _ in range(_SEARCH_BUDGET):
+    proven = False
+    for _ in range(budget):
         total, _parity_chosen = best_total()
         floors = sum(r.floor for r in rankings)
         # an unseen combination uses at least one assignment not yet popped
         reachable = [floors - r.floor + r.bound for r in rankings]
         k = int(np.argmin(reachable))
-        if reachable[k] >= total - 1e-9:
+        if reachable[k] >= min(total, ceiling) - 1e-9:
+            proven = True
             break
         if not rankings[k].pop():
+            proven = not any(r.heap for r in rankings)
             break
     else:
-        log.debug("piece search stopped at its budget of %d assignments", _SEARCH_BUDGET)
+        log.debug("piece search stopped at its budget of %d assignments", budget)
     total, parity = best_total()
-    return total, [r.best[parity] for r in rankings]
+    return total, [r.best[parity] for r in rankings] if parity >= 0 else [], proven
 
 
 def _orientation_pairs(table: np.ndarray, perm: np.ndarray, orient: np.ndarray,
@@ -350,7 +355,7 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     labels = np.zeros(n, dtype=np.intp)
     rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
     # a 3x3's corners and edges share a parity; a 2x2 has corners only, of either parity
-    total, chosen = _best_cube(rankings, (0, 1))
+    total, chosen, _proven = _best_cube(rankings, (0, 1))
     for kind, (_, perm, orient) in zip(kinds, chosen):
         _paint(labels, kind, perm, orient)
     # per position of each kind: the cheapest change to a different real cube moving it
@@ -385,6 +390,48 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     return PieceLabelling(labels=labels, cost=float(total), margin=max(0.0, margin),
                           sticker_margin=sticker_margin)
 
+
+
+#: cost added to a class a held sticker may not take (finite, so sums stay ordered)
+_HELD = 1e6
+#: assignments one search for a rival holding stickers may price (it runs on few stickers of a
+#: scan in doubt, and a search that cannot prove its answer in them gives none)
+_HELD_BUDGET = 400
+
+
+def rival_holding(cost: np.ndarray, labels: np.ndarray, sticker: int, held: np.ndarray,
+                  size: int = 3) -> Optional[float]:
+    """Return the cost of the cheapest real cube that reads ``sticker`` otherwise than
+    ``labels`` and every ``held`` sticker (mask) as ``labels`` do; infinite when there is none.
+
+    The search is exact (the pieces ranked as in :func:`label_pieces`, every combination that
+    could be cheaper priced); None when it could not prove its answer within its budget.
+
+    Raises:
+        ValueError: ``cost`` does not have shape (6 * size**2, 6).
+    """
+    n = 6 * size * size
+    if cost.shape != (n, 6):
+        raise OptionError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
+    if size == 3 and sticker in centre_facelets():
+        return float("inf")  # a centre never reads otherwise
+    barred = np.zeros((n, 6), dtype=bool)
+    barred[np.asarray(held, dtype=bool)] = True
+    barred[np.arange(n), labels] = False  # a held sticker keeps its class ...
+    barred[sticker, labels[sticker]] = True  # ... and the sticker asked about loses its own
+    kinds = _kinds(size)
+    tables = piece_tables(np.where(barred, cost + _HELD, cost), size)
+    rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
+    total, _chosen, proven = _best_cube(rankings, (0, 1), ceiling=_HELD / 2,
+                                        budget=_HELD_BUDGET)
+    if not proven:
+        return None
+    if total >= _HELD / 2:
+        return float("inf")
+    if size == 3:
+        centres = np.array(centre_facelets())
+        total += float(cost[centres, np.arange(6)].sum())
+    return float(total)
 
 
 def loose_labelling(cost: np.ndarray, size: int) -> tuple[np.ndarray, float]:

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cubebot.calibration.pieces import label_pieces, piece_tables
+from cubebot.calibration import pieces
+from cubebot.calibration.pieces import label_pieces, piece_tables, rival_holding
 from cubebot.solver import Cube, ImpossibleCubeError
 from cubebot.solver.geometry import corner_facelets, edge_facelets
 from cubebot.solver.notation import FACE_LETTERS
@@ -157,3 +158,70 @@ def test_any_costs_give_a_real_cube_no_dearer_than_the_truth(size: int, seed: in
     Cube(_text(result.labels))  # raises if not a real cube
     truth = cost[np.arange(len(cube.facelets)), _labels(cube.facelets)].sum()
     assert result.cost <= truth + 1e-9
+
+
+def _tied_corners(seed: int) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
+    """Return (cost, labels, corner 2's stickers, corner 5's) of a random 3x3 whose corners 2
+    and 5 are equally cheap in every orientation (their stickers cost 0 in every colour)."""
+    cube = Cube.random(3, seed)
+    cost = _cost_for(cube.facelets)
+    second, fifth = list(corner_facelets(3)[2]), list(corner_facelets(3)[5])
+    cost[second + fifth] = 0.0
+    return cost, _labels(cube.facelets), second, fifth
+
+
+def test_a_rival_holding_nothing_is_the_cheapest_cube_reading_the_sticker_otherwise() -> None:
+    cost, labels, second, _fifth = _tied_corners(8)
+    # the two corners twisted opposite ways cost nothing: a tie
+    assert rival_holding(cost, labels, second[0], np.zeros(54, dtype=bool)) == pytest.approx(0.0)
+    # a clear edge sticker: the cheapest real cube reading it otherwise changes at least one
+    # more sticker outside the tied corners (each costs 1 here)
+    edge = edge_facelets()[0][0]
+    found = rival_holding(cost, labels, edge, np.zeros(54, dtype=bool))
+    assert found is not None and 2.0 <= found < 54.0
+
+
+def test_a_rival_must_leave_every_held_sticker_as_it_is() -> None:
+    cost, labels, second, fifth = _tied_corners(8)
+    held = np.zeros(54, dtype=bool)
+    held[fifth] = True
+    # corner 2 cannot turn alone: with corner 5 held, another corner must turn with it (at
+    # least two stickers of cost 1), never corner 5
+    found = rival_holding(cost, labels, second[0], held)
+    assert found is not None and found >= 2.0
+    # holding every sticker but one: no real cube reads one sticker otherwise
+    held = np.ones(54, dtype=bool)
+    held[second[0]] = False
+    assert rival_holding(cost, labels, second[0], held) == float("inf")
+
+
+def test_a_centre_has_no_rival_and_an_unproven_search_gives_no_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cost, labels, second, _fifth = _tied_corners(9)
+    nothing = np.zeros(54, dtype=bool)
+    assert rival_holding(cost, labels, 4, nothing) == float("inf")  # U's centre
+    monkeypatch.setattr(pieces, "_HELD_BUDGET", 0)
+    assert rival_holding(cost, labels, second[0], nothing) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), noise=st.floats(0.1, 3.0), sticker=st.integers(0, 53),
+       held_seed=st.integers(0, 10_000))
+def test_a_rival_is_the_best_cube_without_the_sticker_and_holding_more_never_cheapens_it(
+        seed: int, noise: float, sticker: int, held_seed: int) -> None:
+    cube = Cube.random(3, random.Random(seed))
+    rng = np.random.default_rng(seed)
+    cost = rng.random((54, 6)) * noise
+    cost[np.arange(54), _labels(cube.facelets)] -= 0.5
+    best = label_pieces(cost, 3)
+    free = rival_holding(cost, best.labels, sticker, np.zeros(54, dtype=bool))
+    assert free is not None
+    if sticker % 9 != 4:  # not a centre: the best cube with the sticker's own colour barred
+        # (label_pieces' search has a smaller budget: on costs this noisy it may stop short)
+        barred = cost.copy()
+        barred[sticker, best.labels[sticker]] = 1e6
+        assert free <= label_pieces(barred, 3).cost + 1e-9
+    held = np.random.default_rng(held_seed).random(54) < 0.3
+    held[sticker] = False
+    holding = rival_holding(cost, best.labels, sticker, held)
+    assert holding is None or holding >= free - 1e-9
