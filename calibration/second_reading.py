@@ -6,7 +6,8 @@ The colour model (:mod:`cubebot.calibration.classifier`) weighs its reading into
 change the verdict in two ways:
 
 * where it reads the same cube, sure of a sticker, a 3x3's sticker needs only a share of the
-  rule's gap (:func:`confirm`; :data:`CONFIRMED_SHARE`: a 2x2 has none);
+  rule's gap (:func:`confirm`; :data:`CONFIRMED_SHARE`: a 2x2 has none), and so does every
+  rival cube that reads such a sticker otherwise (:func:`confirm_through`);
 * where it reads another cube (another real one, or the cube broken), sure of it past
   :data:`CONTRADICTING_GAP`, the stickers it reads otherwise are put in doubt
   (:func:`contradict`; a 3x3 has no veto).
@@ -20,13 +21,16 @@ from typing import Optional
 
 import numpy as np
 
-from cubebot.calibration.acceptance import CLEAR_TRUST, Verdict, confidence_at
+from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CLEAR_TRUST, Verdict,
+                                            confidence_at)
+from cubebot.calibration.pieces import rival_holding
 from cubebot.calibration.reflectance import reflectance_reading
 from cubebot.calibration.scheme import ColourScheme
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["CONFIRMED_SHARE", "CONFIRMING_GAP", "CONTRADICTING_GAP", "weigh_by_light",
-           "confirmed_stickers", "confirm", "contradicted_stickers", "contradict"]
+           "confirmed_stickers", "confirm", "confirm_through", "contradicted_stickers",
+           "contradict"]
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +172,45 @@ def confirm(verdict: Verdict, confirmed: np.ndarray, size: int) -> Verdict:
                    confirmed=tuple(int(i) for i in np.flatnonzero(confirmed)))
 
 
+def confirm_through(verdict: Verdict, confirmed: np.ndarray, cost: np.ndarray,
+                    size: int) -> Verdict:
+    """Return the verdict with each sticker still in doubt weighed against whole rival cubes.
+
+    A sticker the light did not confirm (glare on it, say) has rival real cubes that read it
+    otherwise; one that also reads a confirmed sticker otherwise is a rival the light read
+    against, and needs only the confirmed share of the gap (:data:`CONFIRMED_SHARE`), as it does
+    from that sticker. The cheapest rival that holds every confirmed sticker as it is (an exact
+    search, :func:`~cubebot.calibration.pieces.rival_holding`) needs the whole gap, and so does
+    the cube being broken. ``cost`` (n, 6) is the colour model's cost per sticker and class
+    (a 3x3's classes are its faces); a search that cannot prove its answer changes nothing.
+
+    Raises:
+        KeyError: ``size`` has no confirmation (a 2x2).
+    """
+    rival_share, _broken_share = CONFIRMED_SHARE[size]
+    confirmed = np.asarray(confirmed, dtype=bool)
+    required = verdict.required
+    doubtful = np.flatnonzero(~confirmed & (verdict.confidence < ACCEPT_CONFIDENCE))
+    if not confirmed.any() or not len(doubtful):
+        return verdict
+    total = float(cost[np.arange(len(verdict.labels)), verdict.labels].sum())
+    confidence = verdict.confidence.copy()
+    for i in doubtful:
+        through = min(float(confidence_at(verdict.rival_gap[i], required * rival_share)),
+                      float(confidence_at(verdict.broken_gap[i], required)))
+        if through < ACCEPT_CONFIDENCE:
+            continue  # short even of what a rival through a confirmed sticker needs
+        holding = rival_holding(cost, verdict.labels, int(i), confirmed, size)
+        if holding is None:
+            continue
+        held = float(confidence_at(np.asarray(holding - total), required))
+        confidence[i] = max(confidence[i], min(through, held))
+    return replace(verdict, confidence=confidence)
+
+
 def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourScheme,
-                   trust: Optional[np.ndarray] = None) -> Verdict:
+                   trust: Optional[np.ndarray] = None,
+                   cost: Optional[np.ndarray] = None) -> Verdict:
     """Return the colour model's verdict weighed again after the reading by the light.
 
     Where the light reads another real cube, or the cube broken (a corner twisted), sure of it
@@ -177,7 +218,9 @@ def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourS
     doubt (:func:`contradict`). Otherwise, where the verdict is short of the rule and its size
     has a confirmation (:data:`CONFIRMED_SHARE`), the stickers the light reads alike and sure
     need less gap (:func:`confirm`; ``trust``: the sampler's, a blotchy sticker is never
-    confirmed). ``rgb`` (n, 3) are the scan's sRGB samples in facelet order.
+    confirmed); given the colour model's ``cost`` (n, 6), the stickers still in doubt are
+    weighed against whole rival cubes (:func:`confirm_through`). ``rgb`` (n, 3) are the scan's
+    sRGB samples in facelet order.
     """
     second = reflectance_reading(rgb, size, verdict.labels, scheme)
     contradicted = contradicted_stickers(verdict.labels, second.labels, second.gap, size)
@@ -196,4 +239,7 @@ def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourS
     confirmed = confirmed_stickers(verdict.labels, second.labels, second.gap, trust)
     log.info("the reading by the light confirms %d of %d stickers", int(confirmed.sum()),
              len(confirmed))
-    return confirm(verdict, confirmed, size)
+    verdict = confirm(verdict, confirmed, size)
+    if cost is None or verdict.accepted:
+        return verdict
+    return confirm_through(verdict, confirmed, cost, size)

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
 import pytest
 
-from cubebot.calibration import BrokenCubeError, DoubtfulStickersError, reflectance
+from cubebot.calibration import (BrokenCubeError, DoubtfulStickersError, reflectance,
+                                 second_reading)
 from cubebot.calibration.acceptance import ACCEPT_CONFIDENCE, Verdict
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
+from cubebot.calibration.pieces import rival_holding
 from cubebot.calibration.reflectance import (_log_likelihood, _shared_log_likelihood, light_field,
                                              reflectance_reading, sticker_costs)
 from cubebot.calibration.refusal import judge
 from cubebot.calibration.scheme import load_scheme
 from cubebot.calibration.second_reading import (CONFIRMED_SHARE, CONFIRMING_GAP,
-                                                CONTRADICTING_GAP, confirm, confirmed_stickers,
-                                                contradict, contradicted_stickers)
+                                                CONTRADICTING_GAP, confirm, confirm_through,
+                                                confirmed_stickers, contradict,
+                                                contradicted_stickers)
 from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
+from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
 SCHEME = load_scheme(None)
@@ -181,6 +186,36 @@ def test_a_confirmed_sticker_needs_each_share_of_the_gap_and_an_unconfirmed_one_
     confirmed = confirm(verdict, np.array([True, True, True, False]), size)
     assert list(confirmed.confidence >= ACCEPT_CONFIDENCE) == [True, False, False, False]
     assert confirmed.confirmed == (0, 1, 2)
+
+
+def test_an_unconfirmed_sticker_needs_the_whole_gap_to_a_rival_holding_the_confirmed() -> None:
+    # a cube whose corners 2 and 5 cost alike in every colour (glare on all six stickers): the
+    # two twisted opposite ways are a real rival at no cost, changing only those six
+    facelets = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+    labels = _labels(facelets)
+    cost = np.full((54, 6), 10.0)
+    cost[np.arange(54), labels] = 0.0
+    tied = [i for corner in (corner_facelets(3)[2], corner_facelets(3)[5]) for i in corner]
+    cost[tied] = 0.0
+    required = 20.0
+    # the colour model's verdict: past the confirmed share everywhere, short of the whole gap
+    # at the tied stickers
+    rival = np.full(54, 0.7 * required)
+    verdict = Verdict(facelets=facelets, labels=labels, gap=rival, rival_gap=rival,
+                      broken_gap=np.full(54, 2 * required),
+                      confidence=np.where(np.isin(np.arange(54), tied), 0.5, 0.999),
+                      overruled=(), margin=0.0, required=required, could_be=("?",) * 54)
+    others = ~np.isin(np.arange(54), tied)
+    kept = confirm_through(verdict, others, cost, 3)
+    assert (kept.confidence[tied] == 0.5).all()  # the free twist of both corners stays a rival
+    # with corner 5 confirmed too, corner 2 cannot turn without a confirmed sticker turning
+    held = others.copy()
+    held[list(corner_facelets(3)[5])] = True
+    read = confirm_through(verdict, held, cost, 3)
+    assert (read.confidence[list(corner_facelets(3)[2])] >= ACCEPT_CONFIDENCE).all()
+    # ... but not where even the confirmed share is not reached
+    short = replace(verdict, rival_gap=np.full(54, 0.5 * required))
+    assert (confirm_through(short, held, cost, 3).confidence[tied] == 0.5).all()
 
 
 def test_the_confirmation_reads_hard_light_the_rule_alone_refuses() -> None:
@@ -347,6 +382,36 @@ def test_a_twisted_3x3_the_light_confirms_as_real_is_refused(
     assert len(verdict.confirmed) == 54 and verdict.facelets != truth
     monkeypatch.setitem(CONFIRMED_SHARE, 3, (0.6, 0.30))  # the broken share before: accepted
     assert ColourClassifier(3, profile=False).fit(scan).facelets_ != truth
+
+
+@pytest.mark.parametrize("lamp, seed, doubted", [("one", 2007, [12, 16]),
+                                                 ("own", 2066, [5, 41])])
+def test_a_glared_sticker_whose_every_rival_reads_a_confirmed_one_otherwise_is_read(
+        lamp: str, seed: int, doubted: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    # hard 3x3s of bench_colour.py's seeds: the light confirms 52 stickers, but not two washed
+    # near white by glare, each on its own piece. Every real cube that reads either of them
+    # otherwise also reads a confirmed sticker otherwise (no real cube differs at those two
+    # alone), so it is a rival the light read against, and needs only the confirmed share
+    lighting = CONDITIONS["hard"] if lamp == "own" else one_lamp(CONDITIONS["hard"], seed)
+    truth, scan = random_scan(3, lighting, seed)
+    searched: dict[int, Optional[float]] = {}
+
+    def spy(cost: np.ndarray, labels: np.ndarray, sticker: int, held: np.ndarray,
+            size: int = 3) -> Optional[float]:
+        searched[sticker] = rival_holding(cost, labels, sticker, held, size)
+        return searched[sticker]
+    monkeypatch.setattr(second_reading, "rival_holding", spy)
+    model = ColourClassifier(3, profile=False).fit(scan)
+    verdict = model.verdict_
+    assert model.facelets_ == truth
+    unconfirmed = sorted(set(range(54)) - set(verdict.confirmed))
+    assert [i for i in unconfirmed if verdict.rival_gap[i] < verdict.required] == doubted
+    assert searched == {sticker: np.inf for sticker in doubted}
+    # weighed sticker by sticker alone, as before: refused, naming the two
+    monkeypatch.setattr(second_reading, "confirm_through", lambda verdict, *_: verdict)
+    with pytest.raises(DoubtfulStickersError) as refused:
+        ColourClassifier(3, profile=False).fit(scan)
+    assert refused.value.stickers == doubted
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
