@@ -97,7 +97,10 @@ CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker 
 #: each harsh light under both lamps, it refused 16 of the 7,839 right 2x2s the rule accepted
 #: (hard light 10, washed-out 5, real camera 1), both wrong ones and 1 of the 18 twisted 2x2s
 #: read as real; the light read every labelled real 2x2 the same cube (or another at 8 nats at
-#: most). A 3x3 has no veto: no wrong 3x3 was accepted in any sweep or tail. The same nats veto
+#: most). A 3x3 has no veto: the three wrong 3x3s the colour rule alone accepted on fresh seeds
+#: (``bench_colour_tail.py --sizes 3 --first-seed 11000``: hard 11131, washed-out 11066 and
+#: 11248) the light read as the true cube by only 0.1-6.8 nats, and it reads 79 of the 536 right
+#: harsh 3x3s of seeds 2000-2099 as another cube by up to 96. The same nats veto
 #: a 2x2 the light reads broken (a corner twisted) where the colours read a real cube: of the 7
 #: twisted 2x2s the rule accepted in ``bench_colour_tail.py --twisted`` (seeds 4000-4399 and
 #: 8000-8499, each harsh light under both lamps) the light read one broken by 306 nats (hard
