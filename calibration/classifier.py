@@ -536,7 +536,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         verdict = weigh(self._reading(last))
         # a size the light may veto (CONTRADICTING_GAP) is read by it even when accepted
         if self.confirm and (not verdict.accepted or self.size in CONTRADICTING_GAP):
-            verdict = weigh_by_light(verdict, rgb, self.size, scheme, last.trust, last.cost)
+            verdict = weigh_by_light(verdict, rgb, last.cost, self.size, scheme, last.trust)
         self.verdict_ = verdict
         # a face-on 3x3 is seeded by its own centres: a profile would not change its reading
         judge(verdict, self.size, colours=self._colour_names(last, verdict, scheme),

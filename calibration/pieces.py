@@ -229,7 +229,6 @@ def _best_cube(rankings: list[_Ranking], parities: tuple[int, ...],
             proven = True
             break
         if not rankings[k].pop():
-            proven = not any(r.heap for r in rankings)
             break
     else:
         log.debug("piece search stopped at its budget of %d assignments", budget)
@@ -331,6 +330,26 @@ def _per_position(deltas: np.ndarray, groups: np.ndarray, count: int) -> np.ndar
     return best
 
 
+def _checked_size(cost: np.ndarray, size: int) -> int:
+    """Return the sticker count of a ``size`` cube once ``cost`` is (that count, 6).
+
+    Raises:
+        ValueError: ``cost`` has another shape.
+    """
+    n = 6 * size * size
+    if cost.shape != (n, 6):
+        raise OptionError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
+    return n
+
+
+def _ranked(cost: np.ndarray,
+            size: int) -> tuple[tuple[_Kind, ...], list[np.ndarray], list[_Ranking]]:
+    """Return per kind of piece: the kind, its table of costs and its ranked assignments."""
+    kinds = _kinds(size)
+    tables = piece_tables(cost, size)
+    return kinds, tables, [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
+
+
 def _paint(labels: np.ndarray, kind: _Kind, perm: np.ndarray, orient: np.ndarray) -> None:
     for pos, (piece, o) in enumerate(zip(perm, orient)):
         labels[kind.positions[pos]] = kind.colours[piece, o]
@@ -347,13 +366,9 @@ def label_pieces(cost: np.ndarray, size: int) -> PieceLabelling:
     Raises:
         ValueError: ``cost`` does not have shape (6 * size**2, 6).
     """
-    n = 6 * size * size
-    if cost.shape != (n, 6):
-        raise OptionError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
-    kinds = _kinds(size)
-    tables = piece_tables(cost, size)
+    n = _checked_size(cost, size)
+    kinds, tables, rankings = _ranked(cost, size)
     labels = np.zeros(n, dtype=np.intp)
-    rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
     # a 3x3's corners and edges share a parity; a 2x2 has corners only, of either parity
     total, chosen, _proven = _best_cube(rankings, (0, 1))
     for kind, (_, perm, orient) in zip(kinds, chosen):
@@ -410,18 +425,14 @@ def rival_holding(cost: np.ndarray, labels: np.ndarray, sticker: int, held: np.n
     Raises:
         ValueError: ``cost`` does not have shape (6 * size**2, 6).
     """
-    n = 6 * size * size
-    if cost.shape != (n, 6):
-        raise OptionError(f"cost must have shape ({n}, 6) for a {size}x{size}, got {cost.shape}")
+    n = _checked_size(cost, size)
     if size == 3 and sticker in centre_facelets():
         return float("inf")  # a centre never reads otherwise
     barred = np.zeros((n, 6), dtype=bool)
     barred[np.asarray(held, dtype=bool)] = True
     barred[np.arange(n), labels] = False  # a held sticker keeps its class ...
     barred[sticker, labels[sticker]] = True  # ... and the sticker asked about loses its own
-    kinds = _kinds(size)
-    tables = piece_tables(np.where(barred, cost + _HELD, cost), size)
-    rankings = [_Ranking(table, kind.modulus) for table, kind in zip(tables, kinds)]
+    rankings = _ranked(np.where(barred, cost + _HELD, cost), size)[2]
     total, _chosen, proven = _best_cube(rankings, (0, 1), ceiling=_HELD / 2,
                                         budget=_HELD_BUDGET)
     if not proven:

@@ -211,9 +211,8 @@ def confirm_through(verdict: Verdict, confirmed: np.ndarray, cost: np.ndarray,
     return replace(verdict, confidence=confidence)
 
 
-def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourScheme,
-                   trust: Optional[np.ndarray] = None,
-                   cost: Optional[np.ndarray] = None) -> Verdict:
+def weigh_by_light(verdict: Verdict, rgb: np.ndarray, cost: np.ndarray, size: int,
+                   scheme: ColourScheme, trust: Optional[np.ndarray] = None) -> Verdict:
     """Return the colour model's verdict weighed again after the reading by the light.
 
     Where the light reads another real cube, or the cube broken (a corner twisted), sure of it
@@ -221,8 +220,8 @@ def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourS
     doubt (:func:`contradict`). Otherwise, where the verdict is short of the rule and its size
     has a confirmation (:data:`CONFIRMED_SHARE`), the stickers the light reads alike and sure
     need less gap (:func:`confirm`; ``trust``: the sampler's, a blotchy sticker is never
-    confirmed); given the colour model's ``cost`` (n, 6), the stickers still in doubt are
-    weighed against whole rival cubes (:func:`confirm_through`). ``rgb`` (n, 3) are the scan's
+    confirmed); the stickers still in doubt are then weighed against whole rival cubes in the
+    colour model's ``cost`` (n, 6) (:func:`confirm_through`). ``rgb`` (n, 3) are the scan's
     sRGB samples in facelet order.
     """
     second = reflectance_reading(rgb, size, verdict.labels, scheme)
@@ -243,6 +242,6 @@ def weigh_by_light(verdict: Verdict, rgb: np.ndarray, size: int, scheme: ColourS
     log.info("the reading by the light confirms %d of %d stickers", int(confirmed.sum()),
              len(confirmed))
     verdict = confirm(verdict, confirmed, size)
-    if cost is None or verdict.accepted:
+    if verdict.accepted:
         return verdict
     return confirm_through(verdict, confirmed, cost, size)
