@@ -5,9 +5,10 @@ thing to do.
 :func:`~cubebot.calibration.acceptance.weigh` made of a reading and accepts it only when every
 sticker reaches :data:`~cubebot.calibration.acceptance.ACCEPT_CONFIDENCE`. Otherwise it raises a
 :class:`~cubebot.calibration.errors.DoubtfulStickersError` naming the stickers a rival cube reads
-otherwise (or those the light reads as another cube), what each was read as and could be, and
-one action: calibrate a colour profile, or re-shoot the named faces, or tap the stickers on the
-dashboard.
+otherwise (or those the light reads as another cube), what each was read as and could be, which
+rival leaves them in doubt (another real cube, or the cube broken where glare hides how a piece
+sits) by how much, and one action: calibrate a colour profile, or re-shoot the named faces, or
+tap the stickers on the dashboard.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import numpy as np
 from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, PROFILE_ACTION, Verdict,
                                             reshoot_action)
 from cubebot.calibration.errors import DoubtfulStickersError
+from cubebot.calibration.second_reading import CONFIRMED_SHARE
+from cubebot.solver.geometry import corner_facelets, edge_facelets, sticker_name
 
 __all__ = ["judge"]
 
@@ -37,7 +40,9 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
 
     Raises:
         DoubtfulStickersError: naming the weakest stickers (the ones a rival cube reads
-            otherwise), what each was read as and what else it could be, and the action.
+            otherwise), what each was read as and what else it could be, which rival leaves
+            them in doubt (another real cube, or a broken one) by how many cost units where a
+            reading needs how many, and the action.
     """
     doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
     if not len(doubtful):
@@ -55,9 +60,7 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
         near = weakest + 0.25 * verdict.required
         doubtful = doubtful[verdict.gap[doubtful] <= near]
         doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
-        reason = ("more than one real cube fits their colours (the runner-up is "
-                  f"{verdict.margin:.1f} cost units behind; a reading needs "
-                  f"{verdict.required:.0f})")
+        reason = _rival_reason(verdict, doubtful, size)
     action = PROFILE_ACTION if offer_profile else reshoot_action(doubtful, size)
     raise DoubtfulStickersError(
         doubtful, size, reason,
@@ -65,3 +68,27 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
         could_be={int(i): verdict.could_be[i] for i in doubtful},
         reading=verdict.facelets, confidence=verdict.confidence, action=action,
         colours=colours)
+
+
+def _rival_reason(verdict: Verdict, doubtful: np.ndarray, size: int) -> str:
+    """Return why the weakest of the ``doubtful`` stickers (the first) is in doubt: another real
+    cube, or the cube being broken (a piece turned or swapped where it sits, which glare or
+    shade on all its stickers can hide), is too few cost units behind there, and how many a
+    reading needs from that rival (less from either where the light confirmed the sticker,
+    :data:`~cubebot.calibration.second_reading.CONFIRMED_SHARE`)."""
+    weakest = int(doubtful[0])
+    rival_share, broken_share = (CONFIRMED_SHARE[size] if weakest in verdict.confirmed
+                                 else (1.0, 1.0))
+    rival = (float(verdict.rival_gap[weakest]), verdict.required * rival_share)
+    broken = (float(verdict.broken_gap[weakest]), verdict.required * broken_share)
+    if broken[0] / broken[1] < rival[0] / rival[1]:
+        named = set(int(i) for i in doubtful)
+        pieces = [p for p in (*corner_facelets(size), *(edge_facelets() if size == 3 else ()))
+                  if named & set(p)]
+        where = ", ".join("-".join(sticker_name(i, size) for i in p) for p in pieces)
+        return ("a broken cube fits their colours almost as well as a real one (the piece(s) "
+                f"at {where} turned or swapped where they sit, which glare or shade on them can "
+                f"hide): it is {broken[0]:.1f} cost units behind, and a reading needs "
+                f"{broken[1]:.1f}")
+    return (f"more than one real cube fits their colours: at these stickers the runner-up is "
+            f"{max(rival[0], 0.0):.1f} cost units behind, and a reading needs {rival[1]:.1f}")

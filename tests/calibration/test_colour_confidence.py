@@ -7,7 +7,9 @@ here; ``tests/benchmarks/bench_colour.py`` runs the full sweep and prints the re
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -26,6 +28,7 @@ from cubebot.calibration.colour_space import linear_to_srgb, srgb_to_linear
 from cubebot.calibration.stress import (CONDITIONS, one_lamp, random_scan, render_scan,
                                         solved_shots)
 from cubebot.solver import Cube
+from cubebot.solver.geometry import sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
 
@@ -185,6 +188,41 @@ def test_stickers_that_could_trade_places_are_refused_by_name(
     assert doubt.action.startswith("re-shoot face(s) " + " ".join(faces))
     assert "calibrate colours" not in doubt.action and doubt.action in str(doubt)
     assert doubt.reason in str(doubt)
+
+
+_BEHIND = re.compile(r"it is (\d+\.\d) cost units behind, and a reading needs (\d+\.\d)$"
+                     r"|the runner-up is (\d+\.\d) cost units behind, and a reading needs "
+                     r"(\d+\.\d)$")
+
+
+@pytest.mark.parametrize("lamp, seed, pieces", [
+    ("own", 2057, ["U2-B2", "B4-R6"]),  # a sticker of each of two edges washed near white
+    ("own", 2039, ["F4-L6"]),  # both stickers of one edge washed near white
+    ("one", 2002, None),  # a real cube reading six stickers otherwise
+])
+def test_a_refusal_says_which_rival_leaves_the_stickers_in_doubt_and_by_how_much(
+        lamp: str, seed: int, pieces: Optional[list[str]]) -> None:
+    # hard 3x3s of bench_colour.py's seeds. Where glare hides how a piece sits, the one rival is
+    # the cube broken there (a piece turned or swapped in place), not another real cube: the
+    # message said "more than one real cube fits their colours (the runner-up is 13.6 cost
+    # units behind; a reading needs 11)" for 2039, the whole scan's margin, which is not what
+    # left these stickers in doubt
+    lighting = CONDITIONS["hard"] if lamp == "own" else one_lamp(CONDITIONS["hard"], seed)
+    truth, scan = random_scan(3, lighting, seed)
+    with pytest.raises(DoubtfulStickersError) as caught:
+        ColourClassifier(3, profile=False).fit(scan)
+    reason = caught.value.reason
+    found = _BEHIND.search(reason)
+    assert found, reason
+    behind, needs = (float(x) for x in found.groups() if x is not None)
+    assert behind < needs, reason
+    if pieces is None:
+        assert reason.startswith("more than one real cube fits their colours"), reason
+    else:
+        assert reason.startswith("a broken cube fits their colours"), reason
+        assert all(piece in reason for piece in pieces), reason
+        named = {sticker_name(i, 3) for i in caught.value.stickers}
+        assert named <= {name for piece in pieces for name in piece.split("-")}
 
 
 def test_a_doubtful_2x2_asks_for_a_profile_and_with_one_for_a_reshoot() -> None:
