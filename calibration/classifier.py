@@ -19,7 +19,9 @@
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
-  on the cube (opposite pairs and handedness, 30 possibilities, the scheme's preferred).
+  on the cube (opposite pairs and handedness, 30 possibilities, the scheme's preferred), and for
+  a 3x3 its colour groups given to other faces by a turn of the whole cube, which only the
+  centres tell apart (:mod:`cubebot.calibration.renaming`).
 
 A 2x2, which has no centres to hold its colours in place, first has the lens flare common to
 every sticker taken out (:func:`~cubebot.calibration.colour_space.without_flare`) and is fitted
@@ -78,6 +80,7 @@ from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleE
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.refusal import judge
+from cubebot.calibration.renaming import renamings
 from cubebot.calibration.scheme import (ColourScheme, SchemeLike, colour_layouts, load_scheme,
                                         nearest_holding)
 from cubebot.calibration.second_reading import CONTRADICTING_GAP, weigh_by_light
@@ -297,7 +300,13 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
                 cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
             reading = self._read(cost)
-            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
+            if self.size == 3 and reading[3] < 0:
+                # the colour groups sit cheaper on other faces (see _read): each face's colour
+                # model moves with its group, and the cube is read again in them
+                turn = reading[6]
+                cost, distance = cost[:, turn], distance[:, turn]
+                reading = self._read(cost)
+            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading[:6], trust,
                          iteration)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
@@ -458,15 +467,30 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             refs = 0.5 * (refs + seeds)
         return np.asarray(refs)
 
-    def _read(self, cost: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray, LooseReading]:
+    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray,
+                                               LooseReading, np.ndarray]:
         """Return the best real cube: class per sticker, class per face, cost and margins;
-        and the cheapest reading by whole pieces with the turning rules left free."""
+        the cheapest reading by whole pieces with the turning rules left free; and (a 3x3)
+        the columns of ``cost`` that read the cheapest renaming of its colour groups.
+
+        A 3x3's rivals include its colour groups given to other faces by a turn of the whole
+        cube (:func:`~cubebot.calibration.renaming.renamings`), which only its centres tell
+        apart: the margin of each sticker a renaming moves is at most its gap, negative where
+        it is cheaper (the caller then reads again with the models renamed).
+        """
         if self.size == 3:
             result = label_pieces(cost, 3)
             faces, loose_total = loose_labelling(cost, 3)
-            return (result.labels, np.arange(6), result.cost, result.margin,
-                    result.sticker_margin, LooseReading(faces, np.arange(6), loose_total))
+            margin, sticker_margin = result.margin, result.sticker_margin.copy()
+            columns = np.arange(6)
+            for renaming in renamings(cost, result.labels):
+                if renaming.gap < margin:
+                    margin = renaming.gap
+                    columns = np.argsort(renaming.turn)  # face f reads face turn^-1(f)'s model
+                sticker_margin[renaming.moved] = np.minimum(sticker_margin[renaming.moved],
+                                                            renaming.gap)
+            return (result.labels, np.arange(6), result.cost, margin, sticker_margin,
+                    LooseReading(faces, np.arange(6), loose_total), columns)
         layouts, allowed = colour_layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
         # per layout, the loose reading (pieces in their cheapest twist, twist sum ignored)
@@ -491,7 +515,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         cheapest = int(bounds.argmin())
         return (best[0], best[1], best[2], min(best[3].margin, layout_gap),
                 np.minimum(best[3].sticker_margin, layout_gap),
-                LooseReading(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])))
+                LooseReading(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])),
+                np.arange(6))
 
     def _references(self, features: np.ndarray, labels: np.ndarray, scale: float,
                     trust: np.ndarray) -> tuple[np.ndarray, float]:
