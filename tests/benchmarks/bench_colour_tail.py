@@ -16,6 +16,12 @@ wrong cubes that count allows (exact binomial), and then every wrong cube: its s
 colour rule alone accepted it or the reading by the light confirmed it, and its smallest gap
 against the gap the rule asks (to rival real cubes, and to a broken cube).
 
+A range stops measuring the rate once a wrong cube found on it is mended. Seeds 0-399,
+4000-4399, 5000-5499, 8000-8499 and 10000-10999 were mended on; 11000-12499 and 20000-20499
+were each read fresh, their figures written down, and their wrong 3x3s then looked into (two
+of 20000-20499 mended); 21000-21499 was read once, after. To measure a change, read the next
+range no run has touched (22000 on) and write its figure down before mending anything on it.
+
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
 reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
 broken, and any real cube accepted is WRONG. ``bench_colour.py`` reads twisted cubes in moderate
