@@ -33,7 +33,7 @@ from cubebot.solver.notation import FACE_LETTERS
 __all__ = ["ACCEPT_CONFIDENCE", "GapRule", "CALIBRATED_RULE", "SYNTHETIC_RULE", "LooseReading",
            "Reading", "Verdict", "weigh", "required_gap", "sticker_confidence", "confidence_at",
            "BROKEN_ODDS", "CLEAR_TRUST", "turned_in_place", "gap_share", "PROFILE_ACTION",
-           "RESHOOT_ACTION", "reshoot_action"]
+           "RESHOOT_ACTION", "CENTRES_ACTION", "reshoot_action"]
 
 #: the one rule: a cube is accepted only when every sticker's confidence reaches this
 ACCEPT_CONFIDENCE = 0.99
@@ -116,7 +116,7 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: glare_costs`): the readings alone asked 4.8 x (scale/3)^2 (1.2 times a washed-out scan's),
 #: raised to the 6.8 before: the same rule. Known: fresh seeds past every sweep
 #: (``bench_colour_tail.py --sizes 3 --first-seed 11000``, 12000 and 20000) held nine wrong
-#: washed-out and hard 3x3s it accepts at 1.04-1.55 times its gap, 9 in 12,000 fresh harsh
+#: washed-out and hard 3x3s it accepts at 1.04-1.55 times its gap, 9 in 16,000 fresh harsh
 #: tail scans (two more on 20000-20499 had their colour groups on the wrong faces, and are
 #: read right since those rivals are priced, :mod:`cubebot.calibration.renaming`), none in
 #: the 22,400 of the seeds earlier wrong ones were found and mended on (the strict xfail test
@@ -146,6 +146,9 @@ PROFILE_ACTION = ("calibrate a colour profile under this light (`cubebot calibra
                   "with the solved cube), or tap each named sticker on the dashboard to set it")
 RESHOOT_ACTION = ("re-shoot face(s) {faces} in even light (no glare, no shadow across the "
                   "face), or tap each named sticker on the dashboard to set it")
+#: the one thing to do when a 3x3's centres cannot say which colour belongs to which face
+CENTRES_ACTION = ("move the lamp or the camera so that no glare or shadow falls on the middle "
+                  "of the faces, then scan again")
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,10 @@ class Reading:
     units (1 for a scan as tight as the model expects). ``trust`` (n,), when the sampler gave a
     spread, is how far each sticker's own colour counts (0..1]: a sticker it saw as blotchy
     (a glare edge, a sample point half off it: trust under :data:`CLEAR_TRUST`) has no clear
-    reading of its own for the cube's rules to overrule.
+    reading of its own for the cube's rules to overrule. ``renamed`` is a 3x3's gap to its
+    cheapest reading with the colour groups on other faces (:mod:`cubebot.calibration.
+    renaming`; infinite where there is none), and ``renamed_turn`` that renaming's turn of
+    the faces (group of face k to face ``renamed_turn[k]``).
     """
 
     size: int
@@ -188,6 +194,8 @@ class Reading:
     max_overruled: Optional[int] = None
     rule: GapRule = CALIBRATED_RULE
     trust: Optional[np.ndarray] = None
+    renamed: float = np.inf
+    renamed_turn: Optional[tuple[int, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -204,7 +212,8 @@ class Verdict:
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
     included), ``confirmed`` the stickers a second reader confirmed and ``contradicted`` the
     ones it read as another cube: a broken one where ``contradicted_broken``, otherwise
-    another real cube (:mod:`cubebot.calibration.second_reading`).
+    another real cube (:mod:`cubebot.calibration.second_reading`); ``renamed`` and
+    ``renamed_turn`` the reading's cheapest renaming, as in :class:`Reading`.
     """
 
     facelets: str
@@ -221,6 +230,8 @@ class Verdict:
     confirmed: tuple[int, ...] = ()
     contradicted: tuple[int, ...] = ()
     contradicted_broken: bool = False
+    renamed: float = np.inf
+    renamed_turn: Optional[tuple[int, ...]] = None
 
     @property
     def accepted(self) -> bool:
@@ -329,8 +340,7 @@ def _check_centres(reading: Reading, overruled: np.ndarray) -> None:
         doubtful, reading.size,
         f"the centres of faces {faces} look like another colour, so which colour belongs to "
         "which face cannot be told",
-        action=("move the lamp or the camera so that no glare or shadow falls on the middle "
-                "of the faces, then scan again"))
+        action=CENTRES_ACTION)
 
 
 def _broken_gap(reading: Reading, required: float) -> np.ndarray:
@@ -472,6 +482,8 @@ def weigh(reading: Reading) -> Verdict:
         required=required,
         could_be=could_be,
         scale=float(reading.scale),
+        renamed=float(reading.renamed),
+        renamed_turn=reading.renamed_turn,
     )
 
 

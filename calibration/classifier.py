@@ -80,7 +80,7 @@ from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleE
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
 from cubebot.calibration.refusal import judge
-from cubebot.calibration.renaming import renamings
+from cubebot.calibration.renaming import Renaming, renamings
 from cubebot.calibration.scheme import (ColourScheme, SchemeLike, colour_layouts, load_scheme,
                                         nearest_holding)
 from cubebot.calibration.second_reading import CONTRADICTING_GAP, weigh_by_light
@@ -134,6 +134,8 @@ class _Pass:
     loose: LooseReading  # the cheapest reading with the turning rules left free
     trust: np.ndarray  # how far each sticker's own colour counts (the sampler's spread)
     iteration: int  # which pass of its fit this is (1 for the first)
+    renamed: float = np.inf  # a 3x3's gap to its cheapest renaming (renaming.py), if any
+    renamed_turn: Optional[tuple[int, ...]] = None  # that renaming's turn of the faces
 
 
 @lru_cache(maxsize=None)
@@ -299,15 +301,19 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 # one, twisted ones): a 2x2 keeps its round model
                 cost = -np.logaddexp(-cost, -_OUTLIER_COST)
                 cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
-            reading = self._read(cost)
-            if self.size == 3 and reading[3] < 0:
+            reading, renamed = self._read(cost)
+            if renamed is not None and renamed.gap < 0:
                 # the colour groups sit cheaper on other faces (see _read): each face's colour
-                # model moves with its group, and the cube is read again in them
-                turn = reading[6]
-                cost, distance = cost[:, turn], distance[:, turn]
-                reading = self._read(cost)
-            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading[:6], trust,
-                         iteration)
+                # model moves with its group (face f now reads face turn^-1(f)'s), and the
+                # cube is read again in them
+                columns = np.argsort(renamed.turn)
+                cost, distance = cost[:, columns], distance[:, columns]
+                reading, renamed = self._read(cost)
+            last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
+                         iteration,
+                         renamed=np.inf if renamed is None else renamed.gap,
+                         renamed_turn=None if renamed is None else tuple(
+                             int(f) for f in renamed.turn))
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -467,11 +473,12 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             refs = 0.5 * (refs + seeds)
         return np.asarray(refs)
 
-    def _read(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray,
-                                               LooseReading, np.ndarray]:
-        """Return the best real cube: class per sticker, class per face, cost and margins;
-        the cheapest reading by whole pieces with the turning rules left free; and (a 3x3)
-        the columns of ``cost`` that read the cheapest renaming of its colour groups.
+    def _read(self, cost: np.ndarray) -> tuple[
+            tuple[np.ndarray, np.ndarray, float, float, np.ndarray, LooseReading],
+            Optional[Renaming]]:
+        """Return the best real cube (class per sticker, class per face, cost and margins,
+        and the cheapest reading by whole pieces with the turning rules left free), and a
+        3x3's cheapest renaming of its colour groups (None for a 2x2).
 
         A 3x3's rivals include its colour groups given to other faces by a turn of the whole
         cube (:func:`~cubebot.calibration.renaming.renamings`), which only its centres tell
@@ -481,16 +488,15 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         if self.size == 3:
             result = label_pieces(cost, 3)
             faces, loose_total = loose_labelling(cost, 3)
-            margin, sticker_margin = result.margin, result.sticker_margin.copy()
-            columns = np.arange(6)
-            for renaming in renamings(cost, result.labels):
-                if renaming.gap < margin:
-                    margin = renaming.gap
-                    columns = np.argsort(renaming.turn)  # face f reads face turn^-1(f)'s model
+            sticker_margin = result.sticker_margin.copy()
+            options = renamings(cost, result.labels)
+            for renaming in options:
                 sticker_margin[renaming.moved] = np.minimum(sticker_margin[renaming.moved],
                                                             renaming.gap)
-            return (result.labels, np.arange(6), result.cost, margin, sticker_margin,
-                    LooseReading(faces, np.arange(6), loose_total), columns)
+            renamed = min(options, key=lambda renaming: renaming.gap, default=None)
+            margin = result.margin if renamed is None else min(result.margin, renamed.gap)
+            return ((result.labels, np.arange(6), result.cost, margin, sticker_margin,
+                     LooseReading(faces, np.arange(6), loose_total)), renamed)
         layouts, allowed = colour_layouts()
         penalty = np.where(allowed, 0.0, _SCHEME_PENALTY)
         # per layout, the loose reading (pieces in their cheapest twist, twist sum ignored)
@@ -513,10 +519,10 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # the best other layout costs at least its bound, and reads most stickers otherwise
         layout_gap = max(float(np.delete(bounds, best[4]).min()) - best[2], 0.0)
         cheapest = int(bounds.argmin())
-        return (best[0], best[1], best[2], min(best[3].margin, layout_gap),
-                np.minimum(best[3].sticker_margin, layout_gap),
-                LooseReading(loose[cheapest].faces, layouts[cheapest], float(bounds[cheapest])),
-                np.arange(6))
+        return ((best[0], best[1], best[2], min(best[3].margin, layout_gap),
+                 np.minimum(best[3].sticker_margin, layout_gap),
+                 LooseReading(loose[cheapest].faces, layouts[cheapest],
+                              float(bounds[cheapest]))), None)
 
     def _references(self, features: np.ndarray, labels: np.ndarray, scale: float,
                     trust: np.ndarray) -> tuple[np.ndarray, float]:
@@ -589,7 +595,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                        max_overruled=self.max_overruled, rule=self.rule,
                        # the rules of the round model (multi-view scans, every 2x2) were
                        # calibrated counting blotchy stickers as overruled too
-                       trust=last.trust if self._full_shape() else None)
+                       trust=last.trust if self._full_shape() else None,
+                       renamed=last.renamed, renamed_turn=last.renamed_turn)
 
     def _colour_names(self, last: "_Pass", verdict: Verdict,
                       scheme: ColourScheme) -> dict[str, str]:

@@ -17,11 +17,12 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, PROFILE_ACTION, Verdict,
-                                            reshoot_action)
+from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CENTRES_ACTION, PROFILE_ACTION,
+                                            Verdict, reshoot_action)
 from cubebot.calibration.errors import DoubtfulStickersError
 from cubebot.calibration.second_reading import CONFIRMED_SHARE
-from cubebot.solver.geometry import corner_facelets, edge_facelets, sticker_name
+from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets, sticker_name
+from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["judge"]
 
@@ -42,7 +43,8 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
         DoubtfulStickersError: naming the weakest stickers (the ones a rival cube reads
             otherwise), what each was read as and what else it could be, which rival leaves
             them in doubt (another real cube, or a broken one) by how many cost units where a
-            reading needs how many, and the action.
+            reading needs how many, and the action; on a 3x3 whose colour groups fit other
+            faces almost as well, naming the centres that cannot say which is which face.
     """
     doubtful = np.nonzero(verdict.confidence < ACCEPT_CONFIDENCE)[0]
     if not len(doubtful):
@@ -60,6 +62,8 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
         near = weakest + 0.25 * verdict.required
         doubtful = doubtful[verdict.gap[doubtful] <= near]
         doubtful = doubtful[np.argsort(verdict.gap[doubtful], kind="stable")][:_NAMED_MAX]
+        if _held_by_renaming(verdict, int(doubtful[0])):
+            _refuse_renaming(verdict, int(doubtful[0]), colours)
         reason = _rival_reason(verdict, doubtful, size)
     action = PROFILE_ACTION if offer_profile else reshoot_action(doubtful, size)
     raise DoubtfulStickersError(
@@ -67,6 +71,42 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
         read_as={int(i): verdict.facelets[i] for i in doubtful},
         could_be={int(i): verdict.could_be[i] for i in doubtful},
         reading=verdict.facelets, confidence=verdict.confidence, action=action,
+        colours=colours)
+
+
+def _held_by_renaming(verdict: Verdict, weakest: int) -> bool:
+    """Return whether the rival that holds the ``weakest`` sticker back is the reading's colour
+    groups given to other faces (:mod:`cubebot.calibration.renaming`)."""
+    return (verdict.renamed_turn is not None and np.isfinite(verdict.renamed)
+            and bool(np.isclose(verdict.rival_gap[weakest], verdict.renamed))
+            and verdict.rival_gap[weakest] <= verdict.broken_gap[weakest])
+
+
+def _refuse_renaming(verdict: Verdict, weakest: int,
+                     colours: Optional[Mapping[str, str]]) -> None:
+    """Raise the refusal of a 3x3 whose centres cannot say which colour group is which face:
+    naming the centres of the faces the renaming moves, each with the colour it could be, and
+    the gap the ``weakest`` sticker has and needs.
+
+    Raises:
+        DoubtfulStickersError: always.
+    """
+    assert verdict.renamed_turn is not None
+    turn = np.array(verdict.renamed_turn)
+    joins = np.argsort(turn)  # the centre of face f would count in face turn^-1(f)'s group
+    moved = [f for f in range(6) if turn[f] != f]
+    centres = [centre_facelets()[f] for f in moved]
+    need = verdict.required * (CONFIRMED_SHARE[3][0] if weakest in verdict.confirmed else 1.0)
+    faces = " ".join(FACE_LETTERS[f] for f in moved)
+    raise DoubtfulStickersError(
+        centres, 3,
+        f"the colour groups fit other faces almost as well: the centres of faces {faces} "
+        "(glare or shade on them) do not say which colour belongs to which face; read so, the "
+        f"cube is {max(verdict.renamed, 0.0):.1f} cost units behind, and a reading needs "
+        f"{need:.1f}",
+        read_as={int(c): FACE_LETTERS[f] for c, f in zip(centres, moved)},
+        could_be={int(c): FACE_LETTERS[int(joins[f])] for c, f in zip(centres, moved)},
+        reading=verdict.facelets, confidence=verdict.confidence, action=CENTRES_ACTION,
         colours=colours)
 
 
