@@ -28,6 +28,7 @@ from typing import Optional
 
 import numpy as np
 
+from cubebot.calibration.errors import OptionError
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import FaceletError
 from cubebot.solver.geometry import centre_facelets
@@ -105,12 +106,12 @@ def renamings(cost: np.ndarray, labels: np.ndarray) -> list[Renaming]:
     of cost, each centre priced in the colour model of the group it joins.
 
     Raises:
-        ValueError: ``cost`` is not (54, 6) or ``labels`` not (54,).
+        OptionError: ``cost`` is not (54, 6) or ``labels`` not (54,).
     """
     cost = np.asarray(cost, dtype=float)
     labels = np.asarray(labels)
     if cost.shape != (54, 6) or labels.shape != (54,):
-        raise ValueError(f"a 3x3 reading has cost (54, 6) and labels (54,), got {cost.shape} "
+        raise OptionError(f"a 3x3 reading has cost (54, 6) and labels (54,), got {cost.shape} "
                          f"and {labels.shape}")
     centres = np.array(centre_facelets())
     own = float(cost[centres, np.arange(6)].sum())

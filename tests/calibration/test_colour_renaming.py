@@ -11,7 +11,7 @@ import pytest
 from cubebot.calibration import classifier as classifier_module
 from cubebot.calibration.acceptance import CENTRES_ACTION
 from cubebot.calibration.classifier import ColourClassifier
-from cubebot.calibration.errors import DoubtfulStickersError
+from cubebot.calibration.errors import DoubtfulStickersError, OptionError
 from cubebot.calibration.renaming import _renamed, _turns, renamings
 from cubebot.calibration.stress import CONDITIONS, random_scan
 from cubebot.solver.geometry import sticker_name
@@ -80,7 +80,7 @@ def test_a_renaming_costs_the_first_reading_plus_its_centres_change() -> None:
 
 
 def test_a_reading_of_another_shape_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"\(54, 6\)"):
+    with pytest.raises(OptionError, match=r"\(54, 6\)"):
         renamings(np.zeros((24, 6)), np.zeros(24, dtype=int))
 
 
