@@ -20,7 +20,7 @@ gaps of readings the rule would refuse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -371,8 +371,7 @@ def _broken_gap(reading: Reading, required: float) -> np.ndarray:
         Cube(letters, size=size)
     except (TwistedCornerError, FlippedEdgeError, ParityError) as err:
         per_face = size * size
-        pieces = [p for p in (*corner_facelets(size), *(edge_facelets() if size == 3 else ()))
-                  if differs[list(p)].any()]
+        pieces = pieces_holding(np.flatnonzero(differs), size)
         names = ", ".join("-".join(FACE_LETTERS[i // per_face] for i in p) for p in pieces)
         raise BrokenCubeError([i for p in pieces for i in p], size,
                               f"{err} (the pieces at {names} read otherwise in a real cube)"
@@ -381,6 +380,13 @@ def _broken_gap(reading: Reading, required: float) -> np.ndarray:
         pass
     gap[differs] = loose.total + _BROKEN_PRIOR - reading.total
     return gap
+
+
+def pieces_holding(stickers: Iterable[int], size: int) -> list[tuple[int, ...]]:
+    """Return the corners and (3x3) edges, as their stickers, that hold any of ``stickers``."""
+    named = {int(i) for i in stickers}
+    return [p for p in (*corner_facelets(size), *(edge_facelets() if size == 3 else ()))
+            if named & set(p)]
 
 
 def turned_in_place(cost: np.ndarray, labels: np.ndarray, size: int,

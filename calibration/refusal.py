@@ -18,10 +18,10 @@ from typing import Mapping, Optional
 import numpy as np
 
 from cubebot.calibration.acceptance import (ACCEPT_CONFIDENCE, CENTRES_ACTION, PROFILE_ACTION,
-                                            Verdict, reshoot_action)
+                                            Verdict, pieces_holding, reshoot_action)
 from cubebot.calibration.errors import DoubtfulStickersError
 from cubebot.calibration.second_reading import CONFIRMED_SHARE
-from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets, sticker_name
+from cubebot.solver.geometry import centre_facelets, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
 __all__ = ["judge"]
@@ -122,10 +122,8 @@ def _rival_reason(verdict: Verdict, doubtful: np.ndarray, size: int) -> str:
     rival = (float(verdict.rival_gap[weakest]), verdict.required * rival_share)
     broken = (float(verdict.broken_gap[weakest]), verdict.required * broken_share)
     if broken[0] / broken[1] < rival[0] / rival[1]:
-        named = set(int(i) for i in doubtful)
-        pieces = [p for p in (*corner_facelets(size), *(edge_facelets() if size == 3 else ()))
-                  if named & set(p)]
-        where = ", ".join("-".join(sticker_name(i, size) for i in p) for p in pieces)
+        where = ", ".join("-".join(sticker_name(i, size) for i in p)
+                          for p in pieces_holding(doubtful, size))
         return ("a broken cube fits their colours almost as well as a real one (the piece(s) "
                 f"at {where} turned or swapped where they sit, which glare or shade on them can "
                 f"hide): it is {broken[0]:.1f} cost units behind, and a reading needs "
