@@ -25,6 +25,7 @@ from typing import Iterable, Mapping, Optional
 import numpy as np
 
 from cubebot.calibration.errors import BrokenCubeError, DoubtfulStickersError, OptionError
+from cubebot.calibration.renaming import Renaming
 from cubebot.solver.cube import Cube
 from cubebot.solver.errors import FaceletError, FlippedEdgeError, ParityError, TwistedCornerError
 from cubebot.solver.geometry import centre_facelets, corner_facelets, edge_facelets
@@ -174,10 +175,9 @@ class Reading:
     units (1 for a scan as tight as the model expects). ``trust`` (n,), when the sampler gave a
     spread, is how far each sticker's own colour counts (0..1]: a sticker it saw as blotchy
     (a glare edge, a sample point half off it: trust under :data:`CLEAR_TRUST`) has no clear
-    reading of its own for the cube's rules to overrule. ``renamed`` is a 3x3's gap to its
-    cheapest reading with the colour groups on other faces (:mod:`cubebot.calibration.
-    renaming`; infinite where there is none), and ``renamed_turn`` that renaming's turn of
-    the faces (group of face k to face ``renamed_turn[k]``).
+    reading of its own for the cube's rules to overrule. ``renaming`` is a 3x3's cheapest
+    reading with the colour groups on other faces (:mod:`cubebot.calibration.renaming`: its
+    turn of the faces and its gap), None where there is none.
     """
 
     size: int
@@ -194,8 +194,7 @@ class Reading:
     max_overruled: Optional[int] = None
     rule: GapRule = CALIBRATED_RULE
     trust: Optional[np.ndarray] = None
-    renamed: float = np.inf
-    renamed_turn: Optional[tuple[int, ...]] = None
+    renaming: Optional[Renaming] = None
 
 
 @dataclass(frozen=True)
@@ -212,8 +211,8 @@ class Verdict:
     ``broken_gap`` the gap to the cube being broken (a piece turned alone in its place
     included), ``confirmed`` the stickers a second reader confirmed and ``contradicted`` the
     ones it read as another cube: a broken one where ``contradicted_broken``, otherwise
-    another real cube (:mod:`cubebot.calibration.second_reading`); ``renamed`` and
-    ``renamed_turn`` the reading's cheapest renaming, as in :class:`Reading`.
+    another real cube (:mod:`cubebot.calibration.second_reading`); ``renaming`` the
+    reading's cheapest renaming, as in :class:`Reading`.
     """
 
     facelets: str
@@ -230,8 +229,7 @@ class Verdict:
     confirmed: tuple[int, ...] = ()
     contradicted: tuple[int, ...] = ()
     contradicted_broken: bool = False
-    renamed: float = np.inf
-    renamed_turn: Optional[tuple[int, ...]] = None
+    renaming: Optional[Renaming] = None
 
     @property
     def accepted(self) -> bool:
@@ -488,8 +486,7 @@ def weigh(reading: Reading) -> Verdict:
         required=required,
         could_be=could_be,
         scale=float(reading.scale),
-        renamed=float(reading.renamed),
-        renamed_turn=reading.renamed_turn,
+        renaming=reading.renaming,
     )
 
 

@@ -134,8 +134,7 @@ class _Pass:
     loose: LooseReading  # the cheapest reading with the turning rules left free
     trust: np.ndarray  # how far each sticker's own colour counts (the sampler's spread)
     iteration: int  # which pass of its fit this is (1 for the first)
-    renamed: float = np.inf  # a 3x3's gap to its cheapest renaming (renaming.py), if any
-    renamed_turn: Optional[tuple[int, ...]] = None  # that renaming's turn of the faces
+    renaming: Optional[Renaming] = None  # a 3x3's cheapest renaming (renaming.py), if any
 
 
 @lru_cache(maxsize=None)
@@ -310,10 +309,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 cost, distance = cost[:, columns], distance[:, columns]
                 reading, renamed = self._read(cost)
             last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
-                         iteration,
-                         renamed=np.inf if renamed is None else renamed.gap,
-                         renamed_turn=None if renamed is None else tuple(
-                             int(f) for f in renamed.turn))
+                         iteration, renaming=renamed)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             labels = reading[0]
@@ -596,7 +592,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                        # the rules of the round model (multi-view scans, every 2x2) were
                        # calibrated counting blotchy stickers as overruled too
                        trust=last.trust if self._full_shape() else None,
-                       renamed=last.renamed, renamed_turn=last.renamed_turn)
+                       renaming=last.renaming)
 
     def _colour_names(self, last: "_Pass", verdict: Verdict,
                       scheme: ColourScheme) -> dict[str, str]:

@@ -76,10 +76,22 @@ def judge(verdict: Verdict, size: int, *, colours: Optional[Mapping[str, str]] =
 
 def _held_by_renaming(verdict: Verdict, weakest: int) -> bool:
     """Return whether the rival that holds the ``weakest`` sticker back is the reading's colour
-    groups given to other faces (:mod:`cubebot.calibration.renaming`)."""
-    return (verdict.renamed_turn is not None and np.isfinite(verdict.renamed)
-            and bool(np.isclose(verdict.rival_gap[weakest], verdict.renamed))
+    groups given to other faces (:mod:`cubebot.calibration.renaming`): the sticker's gap to
+    rival real cubes is the renaming's (a moved sticker's margin is at most that gap), and no
+    broken cube is nearer."""
+    renaming = verdict.renaming
+    return (renaming is not None and bool(renaming.moved[weakest])
+            and bool(np.isclose(verdict.rival_gap[weakest], renaming.gap))
             and verdict.rival_gap[weakest] <= verdict.broken_gap[weakest])
+
+
+def _needs(verdict: Verdict, sticker: int, size: int) -> tuple[float, float]:
+    """Return the gap ``sticker`` needs to rival real cubes and to a broken cube: the whole
+    rule's, or its share where the light confirmed the sticker
+    (:data:`~cubebot.calibration.second_reading.CONFIRMED_SHARE`)."""
+    rival_share, broken_share = (CONFIRMED_SHARE[size] if sticker in verdict.confirmed
+                                 else (1.0, 1.0))
+    return verdict.required * rival_share, verdict.required * broken_share
 
 
 def _refuse_renaming(verdict: Verdict, weakest: int,
@@ -91,19 +103,18 @@ def _refuse_renaming(verdict: Verdict, weakest: int,
     Raises:
         DoubtfulStickersError: always.
     """
-    assert verdict.renamed_turn is not None
-    turn = np.array(verdict.renamed_turn)
-    joins = np.argsort(turn)  # the centre of face f would count in face turn^-1(f)'s group
-    moved = [f for f in range(6) if turn[f] != f]
+    renaming = verdict.renaming
+    assert renaming is not None
+    joins = np.argsort(renaming.turn)  # the centre of face f would count in turn^-1(f)'s group
+    moved = [f for f in range(6) if renaming.turn[f] != f]
     centres = [centre_facelets()[f] for f in moved]
-    need = verdict.required * (CONFIRMED_SHARE[3][0] if weakest in verdict.confirmed else 1.0)
     faces = " ".join(FACE_LETTERS[f] for f in moved)
     raise DoubtfulStickersError(
         centres, 3,
         f"the colour groups fit other faces almost as well: the centres of faces {faces} "
         "(glare or shade on them) do not say which colour belongs to which face; read so, the "
-        f"cube is {max(verdict.renamed, 0.0):.1f} cost units behind, and a reading needs "
-        f"{need:.1f}",
+        f"cube is {max(renaming.gap, 0.0):.1f} cost units behind, and a reading needs "
+        f"{_needs(verdict, weakest, 3)[0]:.1f}",
         read_as={int(c): FACE_LETTERS[f] for c, f in zip(centres, moved)},
         could_be={int(c): FACE_LETTERS[int(joins[f])] for c, f in zip(centres, moved)},
         reading=verdict.facelets, confidence=verdict.confidence, action=CENTRES_ACTION,
@@ -114,13 +125,11 @@ def _rival_reason(verdict: Verdict, doubtful: np.ndarray, size: int) -> str:
     """Return why the weakest of the ``doubtful`` stickers (the first) is in doubt: another real
     cube, or the cube being broken (a piece turned or swapped where it sits, which glare or
     shade on all its stickers can hide), is too few cost units behind there, and how many a
-    reading needs from that rival (less from either where the light confirmed the sticker,
-    :data:`~cubebot.calibration.second_reading.CONFIRMED_SHARE`)."""
+    reading needs from that rival (:func:`_needs`)."""
     weakest = int(doubtful[0])
-    rival_share, broken_share = (CONFIRMED_SHARE[size] if weakest in verdict.confirmed
-                                 else (1.0, 1.0))
-    rival = (float(verdict.rival_gap[weakest]), verdict.required * rival_share)
-    broken = (float(verdict.broken_gap[weakest]), verdict.required * broken_share)
+    rival_need, broken_need = _needs(verdict, weakest, size)
+    rival = (float(verdict.rival_gap[weakest]), rival_need)
+    broken = (float(verdict.broken_gap[weakest]), broken_need)
     if broken[0] / broken[1] < rival[0] / rival[1]:
         where = ", ".join("-".join(sticker_name(i, size) for i in p)
                           for p in pieces_holding(doubtful, size))
