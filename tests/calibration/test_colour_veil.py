@@ -1,0 +1,75 @@
+"""A veil over every sticker: the camera's black level, the room's light and a little flare.
+
+The darkest stickers of the real robot scans sit at 0-0.04 of full light (linear, in the lamp's
+colour), where the synthetic sweeps put them at 0 (all but the washed-out one): the sweeps are
+kinder than real cameras there. A veil lifts every dark channel and adds the same light to
+faces of different exposure, so the colours of dark stickers pale by how dim their face is.
+These tests read the "real camera" sweep under a veil as thick as the thickest real one
+(``bench_colour_tail.py --veil`` measures it over thousands of scans): read with a floor,
+never wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from cubebot.calibration import CalibrationError
+from cubebot.calibration.classifier import ColourClassifier
+from cubebot.calibration.stress import CONDITIONS, Lighting, random_scan
+from cubebot.solver import Cube
+
+#: about the thickest veil of the real scans (tests/calibration/data/resolver_scans.json up to
+#: 0.04, the shared photos' rgb.json up to 0.02; the median about 0.005)
+REAL_VEIL = 0.04
+
+
+def veiled(lighting: Lighting, veil: float = REAL_VEIL) -> Lighting:
+    """Return ``lighting`` with the lamp's light mixed into every sticker as a veil of ``veil``
+    (as the washed-out sweep mixes its flare)."""
+    return replace(lighting, washout=lighting.washout + veil)
+
+
+def _same_cube(a: str, b: str, size: int) -> bool:
+    """Return whether two facelet strings are one cube (a 2x2 in any whole-cube turn)."""
+    if size == 3:
+        return a == b
+    return Cube(a, size=2).facelets == Cube(b, size=2).facelets
+
+
+@pytest.mark.parametrize("size, floor", [(3, 20), (2, 16)])
+def test_real_camera_light_under_a_real_veil_is_read_with_a_floor_and_never_wrong(
+        size: int, floor: int) -> None:
+    # seeds 2000-2029: 26 of 30 3x3s and 22 2x2s read without a veil, 21 and 17 under it
+    right, wrong = 0, []
+    for seed in range(2000, 2030):
+        truth, scan = random_scan(size, veiled(CONDITIONS["real camera"]), seed)
+        try:
+            facelets = ColourClassifier(size, profile=False).fit(scan).facelets_
+        except CalibrationError:
+            continue
+        if _same_cube(facelets, truth, size):
+            right += 1
+        else:
+            wrong.append(seed)
+    assert not wrong, f"wrong cubes accepted under a veil: seeds {wrong}"
+    assert right >= floor, f"only {right} of 30 {size}x{size} scans read under a veil"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known: under a veil the light confirms this hard 3x3's wrong cube")
+def test_a_veiled_hard_3x3_the_light_confirms_wrong_is_not_accepted() -> None:
+    # bench_colour.py's seed 2008 in hard light under its own lamp, with the real veil: four
+    # stickers of three edges read with red and orange, and white and green, traded (three
+    # stickers overruled by the cube's rules); the colour rule alone
+    # leaves them at 0.70 of the gap asked, and the reading by the light (which knows no
+    # veil) confirms every sticker, so the confirmed share of the gap (0.6) lets it through.
+    # Fresh seeds 22000-22499 under the same veil held no wrong 3x3 of 2,000 hard ones. Once
+    # it is refused or read right, this passes and, strict, fails: then drop the mark
+    truth, scan = random_scan(3, veiled(CONDITIONS["hard"]), 2008)
+    try:
+        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
+    except CalibrationError:
+        return
+    assert facelets == truth
