@@ -17,7 +17,7 @@ from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
-           "lab_features", "without_flare", "CLIPPED_LEVEL", "spread_trust"]
+           "lab_features", "without_flare", "veil_level", "CLIPPED_LEVEL", "spread_trust"]
 
 _SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
 
@@ -122,8 +122,16 @@ def without_flare(linear: np.ndarray, cast: np.ndarray, per_colour: int,
     deep shadow), taken out of every sticker in the lamp's colour. A scan without flare has
     stickers near black in every channel and is barely changed.
     """
+    return np.asarray(np.maximum(linear - share * veil_level(linear, cast, per_colour) * cast,
+                                 1e-5))
+
+
+def veil_level(linear: np.ndarray, cast: np.ndarray, per_colour: int) -> float:
+    """Return the level (in the lamp's colour ``cast``) of the light over every sticker of a
+    scan's linear colours (n, 3): per channel the sticker at place ``per_colour // 2`` from the
+    darkest, the least over the channels (see :func:`without_flare`)."""
     darkest = np.sort(linear / cast, axis=0)[per_colour // 2]
-    return np.asarray(np.maximum(linear - share * float(darkest.min()) * cast, 1e-5))
+    return float(darkest.min())
 
 
 def read_samples(samples: object, size: Optional[int], order: str = "rgb") -> np.ndarray:

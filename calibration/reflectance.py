@@ -16,6 +16,8 @@ with scatters learnt from the scan. This reader instead follows the light:
   colours apart;
 * a few stickers reflect some of the lamp's own light off their surface (glare), which mixes the
   lamp's colour into theirs;
+* a veil of the lamp's light lies over every sticker alike (the camera's black level, the
+  room's light, lens flare), at the level of the scan's darkest stickers;
 * the sensor adds noise and clips at black and white, so a channel at 255 says only "this bright
   or brighter".
 
@@ -45,7 +47,8 @@ from scipy.special import log_ndtr  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import BROKEN_ODDS, turned_in_place
 from cubebot.calibration.class_shape import face_design
-from cubebot.calibration.colour_space import CLIPPED_LEVEL, linear_to_srgb, srgb_to_linear
+from cubebot.calibration.colour_space import (CLIPPED_LEVEL, linear_to_srgb, srgb_to_linear,
+                                              veil_level)
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.scheme import ColourScheme, nearest_holding
 
@@ -173,14 +176,16 @@ def _log_mean_exp(values: np.ndarray) -> np.ndarray:
 
 def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
                   faces_of: np.ndarray,
-                  field: Optional[tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
+                  field: Optional[tuple[np.ndarray, np.ndarray]] = None,
+                  veil: Optional[np.ndarray] = None) -> np.ndarray:
     """Return (n, 6): each sticker's negative log-likelihood (nats) in each colour.
 
     ``rgb`` (n, 3) sRGB samples; ``reflectances`` (6, 3) linear colour per class; ``lamps``
     (6, 3) the lamp's linear colour on each face; ``faces_of`` (n,) each sticker's face;
     ``field`` each sticker's log brightness expected from its face's light field and its std
     (:func:`light_field`): most stickers follow it, the rest have a free brightness. Without a
-    field every sticker's brightness is free.
+    field every sticker's brightness is free. ``veil`` (3,), linear, is light over every
+    sticker besides its own (:func:`_veil`; none when None).
     """
     light, glare = _draws()
     washes = _GLARE_WASHES[:, None, None, None, None]  # against (1, faces, colours, D, 3)
@@ -188,14 +193,15 @@ def sticker_costs(rgb: np.ndarray, reflectances: np.ndarray, lamps: np.ndarray,
     shine = lamps[:, None, None, :] * glare[None, None, :, None]
     # per face and colour: the plain sticker, then glared at each wash (variant, face, colour, D, 3)
     variants = np.concatenate([lit[None], (1.0 - washes) * lit[None] + washes * shine[None]])
-    predicted = linear_to_srgb(variants)
+    lifted = np.zeros(3) if veil is None else veil
+    predicted = linear_to_srgb(variants + lifted)
     if field is not None:
         normal, own = _field_draws()
         centre, spread = field
         level = np.exp(centre[:, None] + spread[:, None] * normal[None, :])  # (n, D)
         # (n, colour, D, 3): no glare here (a glared sticker is off its field: the free part)
         along = linear_to_srgb(reflectances[None, :, None, :] * lamps[faces_of][:, None, None, :]
-                               * level[:, None, :, None] * own[None, None])
+                               * level[:, None, :, None] * own[None, None] + lifted)
     cost = np.empty((len(rgb), 6))
     clipped = ((rgb >= _SENSOR_TOP) | (rgb <= _SENSOR_BOTTOM)).any(axis=1)
     for face, clips in itertools.product(range(6), (False, True)):
@@ -401,6 +407,7 @@ class _Fit:
     holding: np.ndarray  # the scheme's reflectance per face, as the other reading holds them
     lamp: np.ndarray  # the grey-world lamp
     first: np.ndarray  # each sticker's cost (n, 6) in the light first guessed
+    veil: np.ndarray  # the light over every sticker (3,), linear: black level and flare
 
     def costs(self, broken: bool) -> np.ndarray:
         """Return each sticker's cost (nats) in each colour, (n, 6), in the light relearnt
@@ -417,8 +424,20 @@ class _Fit:
                                           reflectances, lamps, self.size)
             field = _field(self.linear, self.clear, labels, self.faces_of, reflectances, lamps,
                            self.size)
-            cost = sticker_costs(self.rgb, reflectances, lamps, self.faces_of, field)
+            cost = sticker_costs(self.rgb, reflectances, lamps, self.faces_of, field, self.veil)
         return cost
+
+
+def _veil(linear: np.ndarray, scheme: np.ndarray, size: int) -> np.ndarray:
+    """Return the light over every sticker (3,), linear: the grey-world lamp's colour at the
+    level of the darkest stickers (:func:`~cubebot.calibration.colour_space.veil_level`).
+
+    A camera's black level, the room's light and lens flare lift every sticker alike, however
+    its face is exposed. Fitted as part of each face's light instead, a veil of 0.04 (as thick
+    as the thickest of the real scans) left the light sure of a wrong hard 3x3 (seed 2008).
+    """
+    cast = linear.mean(axis=0) / np.maximum(scheme.mean(axis=0), 1e-6)
+    return np.asarray(veil_level(linear, cast, size * size) * cast)
 
 
 def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
@@ -432,15 +451,17 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     rgb = np.asarray(rgb, dtype=float)
     n = len(rgb)
     faces_of = np.arange(n) // (size * size)
-    linear = srgb_to_linear(rgb)
+    seen = srgb_to_linear(rgb)
     clear = rgb.max(axis=1) < CLIPPED_LEVEL  # a clipped channel tells no reflectance
     scheme_linear = srgb_to_linear(scheme.rgb_array)
+    veil = _veil(seen, scheme_linear, size)
+    linear = np.maximum(seen - veil, 1e-6)  # the stickers' own light, the veil taken off
     lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
     holding = _holding(linear, labels, lamp, scheme_linear)
     lamps = np.tile(lamp, (6, 1))
     first = sticker_costs(rgb, holding, lamps, faces_of,
-                          _field(linear, clear, labels, faces_of, holding, lamps, size))
-    fit = _Fit(rgb, linear, clear, faces_of, size, holding, lamp, first)
+                          _field(linear, clear, labels, faces_of, holding, lamps, size), veil)
+    fit = _Fit(rgb, linear, clear, faces_of, size, holding, lamp, first, veil)
     cost = fit.costs(broken=False)
     reading = label_pieces(cost, size)
     loose, loose_total = loose_labelling(cost, size)
