@@ -20,12 +20,12 @@ against the gap the rule asks (to rival real cubes, and to a broken cube).
 A range stops measuring the rate once a wrong cube found on it is mended. Seeds 0-399,
 4000-4399, 5000-5499, 8000-8499 and 10000-10999 were mended on; 11000-12499 and 20000-20499
 were each read fresh, their figures written down, and their wrong 3x3s then looked into (two
-of 20000-20499 mended); 21000-21499 and 22000-22499 were read once, after, and 23000-25499 in
+of 20000-20499 mended); 21000-21499 and 22000-22499 were read once, after; 23000-25499 in
 washed-out light once with the code before and once with a change (its flare taken out, not
-kept: three wrong against one). A wrong cube found sits just past the gap asked, so almost
-any change "mends" most of those known: to measure a change, read the next range no run has
-touched (26000 on) with and without it, and write both figures down before mending anything
-on it.
+kept: three wrong against one); and 26000-26499 with and without the light's veil, plain and
+under ``--veil 0.04``. A wrong cube found sits just past the gap asked, so almost any change
+"mends" most of those known: to measure a change, read the next range no run has touched
+(27000 on) with and without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
 reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
