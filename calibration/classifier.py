@@ -73,9 +73,9 @@ from cubebot.calibration.class_shape import (
     outlying_stickers,
     squared_distances,
 )
-from cubebot.calibration.colour_space import (CLIPPED_LEVEL, lab_features, linear_to_lab,
-                                              read_samples, read_spread, spread_trust,
-                                              srgb_to_linear, without_flare)
+from cubebot.calibration.colour_space import (CLIPPED_LEVEL, grey_world_cast, lab_features,
+                                              linear_to_lab, read_samples, read_spread,
+                                              spread_trust, srgb_to_linear, without_flare)
 from cubebot.calibration.errors import CalibrationError, NotFittedError, SampleError, SchemeError, sticker_name
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.profile import ColourProfile, ProfileLike, resolve_profile
@@ -195,10 +195,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
-        # Every cube state shows each colour n^2 times, so the scan's mean colour should equal
-        # the mean of the scheme's colours: the ratio is the light's colour cast (grey world).
-        expected = srgb_to_linear(scheme.rgb_array).mean(axis=0)
-        return np.asarray(np.maximum(linear.mean(axis=0), 1e-4) / np.maximum(expected, 1e-4))
+        return grey_world_cast(linear, srgb_to_linear(scheme.rgb_array))
 
     # -- scikit-learn API -----------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from cubebot.solver.geometry import check_size
 
 __all__ = ["srgb_to_linear", "linear_to_srgb", "linear_to_lab", "lab_to_linear", "srgb_to_lab",
            "D65_WHITE", "read_samples", "read_spread", "CHANNEL_ORDERS", "CHROMA_LIGHTNESS",
-           "lab_features", "without_flare", "veil_level", "CLIPPED_LEVEL", "spread_trust"]
+           "lab_features", "grey_world_cast", "without_flare", "veil_level", "CLIPPED_LEVEL", "spread_trust"]
 
 _SPREAD_SCALE = 20.0  # a spread (sRGB std) this far above the scan's usual halves a sticker's say
 
@@ -105,6 +105,17 @@ def lab_features(lab: np.ndarray, lightness_weight: float, *,
         features[..., 1:] *= ((CHROMA_LIGHTNESS + 16.0)
                               / np.maximum(lab[..., 0] + 16.0, 1.0))[..., None]
     return features
+
+
+def grey_world_cast(linear: np.ndarray, scheme: np.ndarray) -> np.ndarray:
+    """Return the light's colour cast (3,) on a scan's linear colours (n, 3).
+
+    Every cube state shows each colour as often, so the scan's mean colour should equal the
+    mean of the scheme's colours ``scheme`` (6, 3), linear: the ratio is the cast (grey world).
+    Both means are kept off zero, so a channel black in every sticker gives a cast, not a NaN.
+    """
+    return np.asarray(np.maximum(linear.mean(axis=0), 1e-4)
+                      / np.maximum(scheme.mean(axis=0), 1e-4))
 
 
 def without_flare(linear: np.ndarray, cast: np.ndarray, per_colour: int,

@@ -47,8 +47,8 @@ from scipy.special import log_ndtr  # type: ignore[import-untyped]
 
 from cubebot.calibration.acceptance import BROKEN_ODDS, turned_in_place
 from cubebot.calibration.class_shape import face_design
-from cubebot.calibration.colour_space import (CLIPPED_LEVEL, linear_to_srgb, srgb_to_linear,
-                                              veil_level)
+from cubebot.calibration.colour_space import (CLIPPED_LEVEL, grey_world_cast, linear_to_srgb,
+                                              srgb_to_linear, veil_level)
 from cubebot.calibration.pieces import label_pieces, loose_labelling
 from cubebot.calibration.scheme import ColourScheme, nearest_holding
 
@@ -436,7 +436,7 @@ def _veil(linear: np.ndarray, scheme: np.ndarray, size: int) -> np.ndarray:
     its face is exposed. Fitted as part of each face's light instead, a veil of 0.04 (as thick
     as the thickest of the real scans) left the light sure of a wrong hard 3x3 (seed 2008).
     """
-    cast = linear.mean(axis=0) / np.maximum(scheme.mean(axis=0), 1e-6)
+    cast = grey_world_cast(linear, scheme)
     return np.asarray(veil_level(linear, cast, size * size) * cast)
 
 

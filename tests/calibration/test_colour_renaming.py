@@ -14,9 +14,8 @@ from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.errors import DoubtfulStickersError, OptionError
 from cubebot.calibration.renaming import _renamed, _turns, renamings
 from cubebot.calibration.stress import CONDITIONS, random_scan
-from cubebot.solver.geometry import sticker_name
 from cubebot.solver import Cube
-from cubebot.solver.geometry import centre_facelets
+from cubebot.solver.geometry import centre_facelets, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
 CENTRES = np.array(centre_facelets())

@@ -12,6 +12,7 @@ cube it once confirmed under one.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -19,6 +20,8 @@ import pytest
 
 from cubebot.calibration import CalibrationError, reflectance
 from cubebot.calibration.classifier import ColourClassifier
+from cubebot.calibration.colour_space import srgb_to_linear
+from cubebot.calibration.scheme import load_scheme
 from cubebot.calibration.stress import CONDITIONS, Lighting, random_scan
 from cubebot.solver import Cube
 
@@ -93,3 +96,20 @@ def test_a_veiled_hard_3x3_the_colour_rule_accepts_wrong_is_not_accepted() -> No
     except CalibrationError:
         return
     assert facelets == truth
+
+
+def test_a_channel_black_in_every_sticker_gives_the_light_a_veil_not_a_nan() -> None:
+    # the veil is measured in the grey-world lamp's colour, which a scan with no blue at all
+    # (a camera's channel lost) would make zero; the cast is kept off zero, as the colour
+    # model's own is, and the light reads the scan without dividing by it
+    _, scan = random_scan(3, CONDITIONS["hard"], 2000)
+    scan = scan.copy()
+    scan[:, 2] = 0.0
+    scheme = srgb_to_linear(load_scheme(None).rgb_array)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        veil = reflectance._veil(srgb_to_linear(scan), scheme, 3)
+        reading = reflectance.reflectance_reading(scan, 3, np.arange(54) // 9,
+                                                  load_scheme(None))
+    assert np.isfinite(veil).all()
+    assert not np.isnan(reading.gap).any()
