@@ -347,7 +347,7 @@ def _relearn(linear: np.ndarray, clear: np.ndarray, labels: np.ndarray, faces_of
             share = np.maximum(np.median(own / np.maximum(own.sum(axis=1, keepdims=True), 1e-9),
                                          axis=0), 1e-3)
             new[colour] = share / share.sum() * reflectances[colour].sum()
-    lamp = linear.mean(axis=0) / np.maximum(new.mean(axis=0), 1e-6)
+    lamp = grey_world_cast(linear, new)
     lamps = np.tile(lamp, (6, 1))
     for face in range(6):
         mine = (faces_of == face) & clear
@@ -456,7 +456,7 @@ def reflectance_reading(rgb: np.ndarray, size: int, labels: np.ndarray,
     scheme_linear = srgb_to_linear(scheme.rgb_array)
     veil = _veil(seen, scheme_linear, size)
     linear = np.maximum(seen - veil, 1e-6)  # the stickers' own light, the veil taken off
-    lamp = linear.mean(axis=0) / scheme_linear.mean(axis=0)
+    lamp = grey_world_cast(linear, scheme_linear)
     holding = _holding(linear, labels, lamp, scheme_linear)
     lamps = np.tile(lamp, (6, 1))
     first = sticker_costs(rgb, holding, lamps, faces_of,
