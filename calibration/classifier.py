@@ -191,7 +191,12 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
 
     def _lab_features(self, lab: np.ndarray) -> np.ndarray:
         # the full model reads chroma freed of each sticker's brightness: its classes then
-        # stretch along lightness alone, which their own covariances measure
+        # stretch along lightness alone, which their own covariances measure. A 2x2 read so
+        # (unless veiled) read more at its rule (hard 61, "real camera" 94 of seeds 2000-2099
+        # against 59 and 83) only because its wrong readings stood further past the gap:
+        # calibrate_colour.py --sizes 2 asked 17.2 x scale/3 of it, a fresh hostile 2x2 was
+        # wrong at 1.18 times the 14 asked (bench_colour_tail.py, seed 27091), and at 17.2 it
+        # read hard 53 and "real camera" 86
         return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
