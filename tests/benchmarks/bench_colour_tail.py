@@ -23,11 +23,11 @@ were each read fresh, their figures written down, and their wrong 3x3s then look
 of 20000-20499 mended); 21000-21499 and 22000-22499 were read once, after; 23000-25499 in
 washed-out light once with the code before and once with a change (its flare taken out, not
 kept: three wrong against one); and 26000-26499 with and without the light's veil, plain and
-under ``--veil 0.04``; 27000-27499 2x2s only, in plain chroma and in brightness-free chroma
-(not kept). A wrong cube found sits just past the gap asked, so almost any change "mends" most
-of those known: to measure a change, read the next range no run has touched (27000 on for a
-3x3, 28000 on for a 2x2) with and without it, and write both figures down before mending
-anything on it.
+under ``--veil 0.04``; 27000-27499 once for a 3x3, and for a 2x2 in plain chroma and in
+brightness-free chroma (not kept); 28000-28499 once for a 2x2. A wrong cube found sits just
+past the gap asked, so almost any change "mends" most of those known: to measure a change, read
+the next range no run has touched (28000 on for a 3x3, 29000 on for a 2x2) with and without it,
+and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
 reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
