@@ -24,7 +24,8 @@ of 20000-20499 mended); 21000-21499 and 22000-22499 were read once, after; 23000
 washed-out light once with the code before and once with a change (its flare taken out, not
 kept: three wrong against one); and 26000-26499 with and without the light's veil, plain and
 under ``--veil 0.04``; 27000-27499 once for a 3x3, and for a 2x2 in plain chroma and in
-brightness-free chroma (not kept); 28000-28499 once for a 2x2. A wrong cube found sits just
+brightness-free chroma (not kept), and with ``--twisted`` once for both sizes; 28000-28499
+once for a 2x2. A wrong cube found sits just
 past the gap asked, so almost any change "mends" most of those known: to measure a change, read
 the next range no run has touched (28000 on for a 3x3, 29000 on for a 2x2) with and without it,
 and write both figures down before mending anything on it.
