@@ -45,13 +45,13 @@ def _refused(size: int, scan: np.ndarray, match: Optional[str] = None) -> Verdic
     return verdict
 
 
-def _tail_scan(light: str, lamp: str, seed: int,
-               twisted: bool = False) -> tuple[str, np.ndarray]:
-    """Return (truth, samples) of a 2x2 of ``bench_colour_tail.py``: ``light`` under its own
-    lamp ("own") or under one lamp fixed per seed ("one"); ``twisted``: a corner turned in its
-    socket (``--twisted``)."""
+def _tail_scan(light: str, lamp: str, seed: int, twisted: bool = False,
+               size: int = 2) -> tuple[str, np.ndarray]:
+    """Return (truth, samples) of a cube of ``bench_colour_tail.py`` (a 2x2 unless ``size``):
+    ``light`` under its own lamp ("own") or under one lamp fixed per seed ("one");
+    ``twisted``: a corner turned in its socket (``--twisted``)."""
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    return random_scan(2, lighting, seed, twisted_corner=twisted)
+    return random_scan(size, lighting, seed, twisted_corner=twisted)
 
 
 def _misread(verdict: Verdict, truth: str) -> set[int]:
@@ -378,11 +378,31 @@ def test_a_twisted_3x3_the_light_confirms_as_real_is_refused(
     # bench_colour_tail.py --twisted --first-seed 10000: hard light under its own lamp, seed
     # 10133. The light read the corner in the turn a real cube allows, sure of all 54 stickers;
     # the colours' gap to the cube being broken was 0.495 of the gap asked
-    truth, scan = random_scan(3, CONDITIONS["hard"], 10133, twisted_corner=True)
+    truth, scan = _tail_scan("hard", "own", 10133, twisted=True, size=3)
     verdict = _refused(3, scan)
     assert len(verdict.confirmed) == 54 and verdict.facelets != truth
     monkeypatch.setitem(CONFIRMED_SHARE, 3, (0.6, 0.30))  # the broken share before: accepted
     assert ColourClassifier(3, profile=False).fit(scan).facelets_ != truth
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known: the light confirms these twisted 3x3s whole as a real cube")
+@pytest.mark.parametrize("seed", [11102, 27006])
+def test_a_twisted_3x3_the_light_confirms_past_the_share_is_not_accepted(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # bench_colour_tail.py --twisted, hard light under one lamp, seeds 11102 and 27006 of the
+    # fresh ranges 11000-11499 and 27000-27499: read as a real cube the light confirmed on all
+    # 54 stickers, at 0.935 and 0.691 of the gap to a broken cube (0.6 asked). Asking the whole
+    # gap there refuses both, but read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499;
+    # hostile 59 instead of 82) against 2 such wrong cubes in the 23,200 with a corner twisted
+    # in every one (README, the colour section). Once each is refused or read right, this
+    # passes and, strict, fails: then drop the mark
+    truth, scan = _tail_scan("hard", "one", seed, twisted=True, size=3)
+    try:
+        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
+    except (BrokenCubeError, DoubtfulStickersError):  # refused, or reported broken
+        return
+    assert facelets == truth
 
 
 @pytest.mark.parametrize("lamp, seed, doubted", [("one", 2007, [12, 16]),
