@@ -388,8 +388,7 @@ def test_a_twisted_3x3_the_light_confirms_as_real_is_refused(
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="known: the light confirms these twisted 3x3s whole as a real cube")
 @pytest.mark.parametrize("seed", [11102, 27006])
-def test_a_twisted_3x3_the_light_confirms_past_the_share_is_not_accepted(
-        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_twisted_3x3_the_light_confirms_past_the_share_is_not_accepted(seed: int) -> None:
     # bench_colour_tail.py --twisted, hard light under one lamp, seeds 11102 and 27006 of the
     # fresh ranges 11000-11499 and 27000-27499: read as a real cube the light confirmed on all
     # 54 stickers, at 0.935 and 0.691 of the gap to a broken cube (0.6 asked). Asking the whole
