@@ -139,7 +139,12 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: corner twisted in every cube (seeds 27000-27499), hard light reported 89 and 93 broken
 #: instead of 41 and 38 and read the same three as real. The colour rule alone read no twisted
 #: 2x2 of seeds 2000-2099 in hard light as real either way (10 more broken, where a fourth
-#: sticker overruled had refused it).
+#: sticker overruled had refused it). Asking a 2x2 more gap per overruled sticker instead (as a
+#: 3x3 does) reads fewer: set 1.2 times past the worst wrong reading of the calibration and
+#: validation sweeps together, a tenth more per sticker asks 13.7 x scale/3 and reads 295 of
+#: the 583 hard-light 2x2s by the colour rule alone (this rule: 367), a quarter asks 12.1 and
+#: reads 227; past the calibration sweep's alone (12.3 at a tenth: 334) it is as close to a
+#: wrong reading of the validation sweep as the rule in force is to the calibration's.
 CALIBRATED_RULE = GapRule(gap={3: 6.8, 2: 14.0}, power={3: 2.0, 2: 1.0},
                           per_overruled={3: 0.25}, most_overruled={3: 5, 2: 4})
 #: one scan in this many shows a broken cube. Where glare hides how a piece is turned (two of a
