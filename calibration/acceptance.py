@@ -92,12 +92,12 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: overruled weight and overruled limit that read most among those accepting no wrong reading in
 #: a validation sweep (seeds 1000-1299) and never accepting what the rule calibrated without the
 #: photo scans (6.8 x (scale/3)^2) refused. That rule accepted a wrong harsh photo scan (seed
-#: 5021: 4 stickers overruled, gap 7.5): each overruled sticker now asks a
-#: quarter more gap, and a reading with 6 overruled is refused. Its 2x2 gap is the rule before's
-#: (``SYNTHETIC_RULE``; its limit on overruled stickers is below), under which no 2x2 of any of those inputs, photo scans included, ends
-#: wrong: the 2x2 rule the script picked without the photo scans (9.4 x (scale/3)^3) accepted a
-#: wrong hostile 2x2 that neither sweep held (the benchmark's one-lamp rows, seed 2079, gap
-#: 13.8), the one it picks with them (12.4 x (scale/3)^2) has not been checked outside them, and
+#: 5021: 4 stickers overruled, gap 7.5): each overruled sticker now asks a quarter more gap, and a
+#: reading with 6 overruled is refused. Its 2x2 gap is the rule before's (``SYNTHETIC_RULE``; its
+#: limit on overruled stickers is below), under which no 2x2 of any of those inputs, photo scans
+#: included, ends wrong: the 2x2 rule the script picked without the photo scans (9.4 x (scale/3)^3)
+#: accepted a wrong hostile 2x2 that neither sweep held (the benchmark's one-lamp rows, seed 2079,
+#: gap 13.8), the one it picks with them (12.4 x (scale/3)^2) has not been checked outside them, and
 #: a 2x2 gains nothing else from the new model (the covariance and shade are 3x3 only).
 #: Known: a hostile 2x2 of the calibration sweep (scatter 3.9, 3 stickers overruled) is wrong
 #: and falls short of this 2x2 rule by only 4 %. Checked again when a 2x2's flare was taken

@@ -27,9 +27,9 @@ the gap the readings alone ask, "gap" the one the rule would then ask).
 ``CALIBRATED_RULE`` holds the 3x3 figures it printed (its 2x2 choice read a wrong hostile 2x2
 outside both sweeps, so a 2x2 keeps the gap before, with a limit of 4 overruled; see
 ``calibration/acceptance.py``); the benchmark (``bench_colour.py``) shows them at work on the
-held-out real scans and synthetic seeds 2000 on. Every scan here is face on: multi-view scans (a rig's corner cameras, corner photos,
-looking again) read with the rule before (``ScanKind.model_options``), and
-``bench_corner_views.py`` is their check.
+held-out real scans and synthetic seeds 2000 on. Every scan here is face on: multi-view scans
+(a rig's corner cameras, corner photos, looking again) read with the rule before
+(``ScanKind.model_options``), and ``bench_corner_views.py`` is their check.
 """
 
 from __future__ import annotations
