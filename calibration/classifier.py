@@ -43,7 +43,7 @@ import logging
 import warnings
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 # scikit-learn and threadpoolctl ship no type information
@@ -262,7 +262,13 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         last = self._settle(balanced, features, self._seed(features, scheme, profile, prior),
                             trust, faces_of, clipped)
         if self.size == 2:
-            last = self._likeliest_start(last, balanced, features, trust, faces_of, clipped)
+            # a profile's start is one more, not instead of the scheme's: started from the
+            # profile's colours alone, washed-out light under one lamp read 67 of 100 2x2s
+            # (bench_colour.py, seeds 2000-2099) where 68 read without a profile (four lost,
+            # three gained: a start settles where it settles); from both, 69
+            scheme_start = [] if profile is None else [self._seed(features, scheme, None, None)]
+            last = self._likeliest_start(last, balanced, features, trust, faces_of, clipped,
+                                         scheme_start)
         self.n_iter_ = last.iteration
         self._finish(last, scheme, profile is not None, rgb)
         return self
@@ -330,11 +336,11 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         return last
 
     def _likeliest_start(self, first: "_Pass", balanced: np.ndarray, features: np.ndarray,
-                         trust: np.ndarray, faces_of: np.ndarray,
-                         clipped: np.ndarray) -> "_Pass":
-        """Return the likeliest of the fits from ``first``'s start and :data:`_OTHER_STARTS`
-        k-means++ starts, with each sticker's gap at most how much less likely the likeliest fit
-        that reads it otherwise is.
+                         trust: np.ndarray, faces_of: np.ndarray, clipped: np.ndarray,
+                         starts: Sequence[np.ndarray] = ()) -> "_Pass":
+        """Return the likeliest of the fits from ``first``'s start, the references ``starts``
+        and :data:`_OTHER_STARTS` k-means++ starts, with each sticker's gap at most how much
+        less likely the likeliest fit that reads it otherwise is.
 
         A 2x2 has no centres to hold its colours in place. Seeded from the scheme's colours,
         a fit under flare or a warm lamp can settle where white, red and orange share out their
@@ -345,6 +351,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         sticker's share of the scatter's normalisation).
         """
         passes = [first]
+        passes += [self._settle(balanced, features, np.asarray(refs), trust, faces_of, clipped)
+                   for refs in starts]
         for start in range(_OTHER_STARTS):
             refs = _kmeans(features, "k-means++", random_state=start)
             passes.append(self._settle(balanced, features, refs, trust, faces_of, clipped))

@@ -194,24 +194,29 @@ def test_an_unclear_scan_is_skipped_not_learnt(
     assert profile.counts.tolist() == [9] * 6
 
 
+def _learnt_under(lamp: Lighting, size: int, seed: int) -> ColourProfile | bool:
+    """Return the profile learnt from the solved cube under ``lamp`` (re-shot when glare hides
+    a face, as a user is asked to), or False when no shot teaches one."""
+    solved = Cube.solved(size).facelets
+    for shot in solved_shots(size, lamp, seed):
+        try:
+            return learn_profile([(shot, size, solved)])
+        except SampleError:
+            continue
+    return False
+
+
 @pytest.mark.parametrize("size", [2, 3])
 def test_a_profile_under_the_same_lamp_reads_no_fewer_and_never_wrong(
         config: Path, size: int) -> None:
     # hard light: a profile once pulled each colour towards the one face it was learnt from
     # (with that face's exposure, shadow and glare) and read 18 of 40 3x3s where 29 read without
     lighting = CONDITIONS["hard"]
-    solved = Cube.solved(size).facelets
     read = {"without": 0, "with": 0}
     for seed in range(3000, 3012):
         lamp = one_lamp(lighting, seed)
         truth, scan = random_scan(size, lamp, seed)
-        profile: ColourProfile | bool = False
-        for shot in solved_shots(size, lamp, seed):  # re-shot when glare hides a face
-            try:
-                profile = learn_profile([(shot, size, solved)])
-                break
-            except SampleError:
-                continue
+        profile = _learnt_under(lamp, size, seed)
         for name, chosen in (("without", False), ("with", profile)):
             try:
                 facelets = classify(scan, size, profile=chosen).facelets
@@ -220,3 +225,16 @@ def test_a_profile_under_the_same_lamp_reads_no_fewer_and_never_wrong(
             assert facelets == truth, f"seed {seed} read wrong {name} a profile"
             read[name] += 1
     assert read["with"] >= read["without"] >= 6
+
+
+@pytest.mark.parametrize("seed", [2006, 2010, 2012, 2026])
+def test_a_2x2_read_without_a_profile_is_read_with_one(config: Path, seed: int) -> None:
+    # washed-out 2x2s under one lamp (bench_colour.py's profile rows): each read right without
+    # a profile, and refused when the profile's colours took the place of the scheme's as the
+    # fit's first start (it settled elsewhere); a profile's start is now one more
+    lamp = one_lamp(CONDITIONS["washed-out"], seed)
+    truth, scan = random_scan(2, lamp, seed)
+    profile = _learnt_under(lamp, 2, seed)
+    assert profile
+    assert classify(scan, 2, profile=False).facelets == truth
+    assert classify(scan, 2, profile=profile).facelets == truth
