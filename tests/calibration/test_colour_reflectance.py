@@ -411,13 +411,13 @@ def test_a_wrong_3x3_the_light_confirms_past_the_share_is_not_accepted() -> None
     # read as another real cube that the light confirmed on all 54 stickers, at 0.656 of the gap
     # to rival cubes (0.6 asked of a confirmed sticker). The four stickers it misreads are
     # glared towards the warm lamp's white (a red and a blue read as white, two whites as red
-    # and blue), and the light reads them white at 22-25 nats. Not confirming a sticker with a
-    # channel at the sensor's ceiling refuses it, but a warm lamp clips most reds, oranges and
-    # yellows too: hard light then read 80 and 79 of bench_colour.py's 100 3x3s instead of 84
-    # and 83 (its own lamp and one lamp). A share of 0.79 (1.2 times 0.656) refuses it too, but
-    # read hard 73 and 77, hostile 5 and 4 instead of 8 and 9: both cost more than 1 such wrong
-    # cube in 45,000 fresh harsh tail 3x3s. Once it is refused or read right, this passes and,
-    # strict, fails: then drop the mark
+    # and blue), and the light reads all four as the wrong cube does, at 22-25 nats. Not
+    # confirming a sticker with a channel at the sensor's ceiling refuses it, but a warm lamp
+    # clips most reds, oranges and yellows too: hard light then read 80 and 79 of
+    # bench_colour.py's 100 3x3s instead of 84 and 83 (its own lamp and one lamp). A share of
+    # 0.79 (1.2 times 0.656) refuses it too, but read hard 73 and 77, hostile 5 and 4 instead of
+    # 8 and 9: both cost more than 1 such wrong cube in 45,000 fresh harsh tail 3x3s. Once it is
+    # refused or read right, this passes and, strict, fails: then drop the mark
     truth, scan = _tail_scan("hard", "one", 30050, size=3)
     try:
         facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
