@@ -157,7 +157,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     ``shape`` is "full" (a covariance per colour class) or "round" (one round scatter for all,
     the model before issue 26); a 2x2 is always read round (four stickers per colour cannot pin
     a shape: on the real 2x2 scans the full shape stopped in a worse reading).
-    ``shading`` fits a shade gradient across each 3x3 face (a 2x2 face has too few stickers);
+    ``shading`` fits a shade gradient across each 3x3 face (a 2x2 face has too few stickers:
+    fitted to its four, the tilt took up misread stickers' brightness too, and the worst wrong
+    reading of ``calibrate_colour.py --sizes 2`` rose from 13.2 to 15.9 x scale/3; README);
     ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
     ``confirm``: a reading the rule doubts is read again by the light
     (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
@@ -196,7 +198,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # against 59 and 83) only because its wrong readings stood further past the gap:
         # calibrate_colour.py --sizes 2 asked 17.2 x scale/3 of it, a fresh hostile 2x2 was
         # wrong at 1.18 times the 14 asked (bench_colour_tail.py, seed 27091), and at 17.2 it
-        # read hard 53 and "real camera" 86
+        # read hard 53 and "real camera" 86. Measured in one covariance its six colours share
+        # as well, it stood where the round model does (15 asked) and read more "real camera"
+        # and washed-out 2x2s but fewer in hard light (fresh seeds 32000-32499; README)
         return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
