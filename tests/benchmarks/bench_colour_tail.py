@@ -29,8 +29,9 @@ once for a 2x2, and for a 3x3 with and without a confirmed sticker's gap to a br
 asking the whole rule (not kept); 29000-29499 once for a 3x3, and for a 2x2, plain and with
 ``--twisted``, with three and with four stickers overruled allowed (four kept); 30000-30499
 once for both sizes, plain and with ``--twisted``; 31000-31249, 2x2s under one lamp only, with
-and without a colour profile; 32000-32499 once for a 3x3, and for a 2x2 plain, with
-``--twisted``, and in one covariance its colours share (not kept) (README, the colour section).
+and without a colour profile; 32000-32499 once for a 3x3, plain and with ``--twisted``, and
+for a 2x2 plain, with ``--twisted``, and in one covariance its colours share (not kept)
+(README, the colour section).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
 known: to measure a change, read the next range no run has touched (33000 on) with and
 without it, and write both figures down before mending anything on it.
