@@ -199,8 +199,9 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # calibrate_colour.py --sizes 2 asked 17.2 x scale/3 of it, a fresh hostile 2x2 was
         # wrong at 1.18 times the 14 asked (bench_colour_tail.py, seed 27091), and at 17.2 it
         # read hard 53 and "real camera" 86. Measured in one covariance its six colours share
-        # as well, it stood where the round model does (15 asked) and read more "real camera"
-        # and washed-out 2x2s but fewer in hard light (fresh seeds 32000-32499; README)
+        # as well, and asked the round model's margin over its worst wrong reading (15), it
+        # read more "real camera" and washed-out 2x2s but fewer in hard light (fresh seeds
+        # 32000-32499; README)
         return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:

@@ -366,12 +366,12 @@ def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, la
     # 1.04, 1.11, 1.05, 1.18, 1.21, 1.55, 1.02, 1.07, 1.11, 1.18, 1.21 and 1.44 times the gap
     # asked (30117: a glared orange read as white, a white as red and a red as orange, one
     # sticker on each of three edges; 11248 and 20015: red and orange traded on two edges, no
-    # sticker overruled; the other 20000s: red
-    # and orange traded with a glare spot as well, a red or orange washed near white read as
-    # white or as the other, or a white a shade off read as a glared red). The light reads the
-    # truth in the first three, but by 0.1-6.8 nats, where it reads right washed-out 3x3s as
-    # another cube by up to 96 (README, the colour section).
-    # Once each is refused or read right, this passes and, strict, fails: then drop the mark
+    # sticker overruled; the other 20000s: red and orange traded with a glare spot as well, a
+    # red or orange washed near white read as white or as the other, or a white a shade off
+    # read as a glared red). The light reads the truth in the first three, but by 0.1-6.8
+    # nats, where it reads right washed-out 3x3s as another cube by up to 96 (README, the
+    # colour section). Once each is refused or read right, this passes and, strict, fails:
+    # then drop the mark
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
     truth, scan = random_scan(3, lighting, seed)
     try:

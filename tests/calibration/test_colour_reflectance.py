@@ -386,15 +386,15 @@ def test_a_twisted_3x3_the_light_confirms_as_real_is_refused(
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known: the light confirms these twisted 3x3s whole as a real cube")
+                   reason="known: the light confirms these twisted 3x3s as a real cube")
 @pytest.mark.parametrize("lamp, seed", [("one", 11102), ("one", 27006), ("own", 32479)])
 def test_a_twisted_3x3_the_light_confirms_past_the_share_is_not_accepted(lamp: str,
                                                                         seed: int) -> None:
     # bench_colour_tail.py --twisted, hard light under one lamp, seeds 11102 and 27006 of the
     # fresh ranges 11000-11499 and 27000-27499: read as a real cube the light confirmed on all
     # 54 stickers, at 0.935 and 0.691 of the gap to a broken cube (0.6 asked); and 32479 of
-    # 32000-32499 under its own lamp, confirmed on 52 at 0.613. Asking the whole
-    # gap there refuses both, but read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499;
+    # 32000-32499 under its own lamp, confirmed on 52 at 0.613. Asking the whole gap there
+    # refuses the first two, but read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499;
     # hostile 59 instead of 82) against 2 such wrong cubes in the 23,200 with a corner twisted
     # in every one (README, the colour section). Once each is refused or read right, this
     # passes and, strict, fails: then drop the mark
