@@ -342,7 +342,7 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="known: the 3x3 colour rule alone accepts a few wrong washed-out and "
-                          "hard 3x3s on fresh seeds (16 in 49,000 fresh harsh tail scans)")
+                          "hard 3x3s on fresh seeds (18 in 53,000 fresh harsh tail scans)")
 @pytest.mark.parametrize("light, lamp, seed", [("washed-out", "one", 11248),
                                                ("washed-out", "own", 11066),
                                                ("hard", "one", 11131),
@@ -357,20 +357,21 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
                                                ("washed-out", "one", 30117),
                                                ("washed-out", "one", 32298),
                                                ("washed-out", "one", 32388),
-                                               ("washed-out", "own", 32418)])
+                                               ("washed-out", "own", 32418),
+                                               ("washed-out", "own", 33492)])
 def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, lamp: str,
                                                                   seed: int) -> None:
     # bench_colour_tail.py --sizes 3 --first-seed 11000 (12000 for 12089, 20000 for the next
     # five, 23000 --cubes 2500 --conditions washed-out for 25177, 28000 for 28401, 30000 for
-    # 30117, 32000 for the last three): accepted by the colour rule alone at 1.05, 1.25, 1.08,
-    # 1.04, 1.11, 1.05, 1.18, 1.21, 1.55, 1.02, 1.07, 1.11, 1.18, 1.21 and 1.44 times the gap
-    # asked (30117: a glared orange read as white, a white as red and a red as orange, one
-    # sticker on each of three edges; 11248 and 20015: red and orange traded on two edges, no
-    # sticker overruled; the other 20000s: red and orange traded with a glare spot as well, a
-    # red or orange washed near white read as white or as the other, or a white a shade off
-    # read as a glared red). The light reads the truth in the first three, but by 0.1-6.8
-    # nats, where it reads right washed-out 3x3s as another cube by up to 96 (README, the
-    # colour section). Once each is refused or read right, this passes and, strict, fails:
+    # 30117, 32000 for the next three, 33000 for 33492): accepted by the colour rule alone at
+    # 1.05, 1.25, 1.08, 1.04, 1.11, 1.05, 1.18, 1.21, 1.55, 1.02, 1.07, 1.11, 1.18, 1.21, 1.44
+    # and 1.19 times the gap asked (30117: a glared orange read as white, a white as red and a
+    # red as orange, one sticker on each of three edges; 11248 and 20015: red and orange traded
+    # on two edges, no sticker overruled; the other 20000s: red and orange traded with a glare
+    # spot as well, a red or orange washed near white read as white or as the other, or a white
+    # a shade off read as a glared red). The light reads the truth in the first three, but by
+    # 0.1-6.8 nats, where it reads right washed-out 3x3s as another cube by up to 96 (README,
+    # the colour section). Once each is refused or read right, this passes and, strict, fails:
     # then drop the mark
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
     truth, scan = random_scan(3, lighting, seed)
