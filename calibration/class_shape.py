@@ -13,7 +13,9 @@ stretched classes. :func:`class_covariances` estimates a covariance per class: i
 covariance of the scan (nine stickers, or four on a 2x2, cannot pin six numbers on their own),
 its size from its own stickers (one number, which nine stickers do pin); and
 :func:`squared_distances` measures every sticker against every class in that class's own units
-(Mahalanobis). :func:`face_shading`
+(Mahalanobis); :func:`own_class_without` measures each sticker against its own class as the
+class's *other* stickers shape it, so a misread sticker cannot stretch the class it is read into
+towards itself. :func:`face_shading`
 fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
 per-face exposure alone leaves as scatter. :func:`glare_costs` prices any sticker not clipped in
 every channel as a colour washed by the lamp's own light (a glare spot), which no class's shape
@@ -25,8 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CHI2_MEDIAN", "class_covariances", "squared_distances", "log_volumes", "face_design",
-           "face_shading", "glare_costs", "GLARE_COST", "class_middles", "outlying_stickers", "face_gains"]
+__all__ = ["CHI2_MEDIAN", "class_covariances", "own_class_without", "squared_distances",
+           "log_volumes", "face_design", "face_shading", "glare_costs", "GLARE_COST",
+           "class_middles", "outlying_stickers", "face_gains"]
 
 _OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
 _OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
@@ -42,9 +45,16 @@ CHI2_MEDIAN = 2.366
 
 
 def _floor(matrix: np.ndarray, floor: float) -> np.ndarray:
-    """Return the symmetric ``matrix`` with every eigenvalue raised to at least ``floor``."""
-    values, vectors = np.linalg.eigh(0.5 * (matrix + matrix.T))
-    return np.asarray((vectors * np.maximum(values, floor)) @ vectors.T)
+    """Return the symmetric ``matrix`` (or stack of them) with every eigenvalue raised to at
+    least ``floor``."""
+    values, vectors = np.linalg.eigh(0.5 * (matrix + np.swapaxes(matrix, -1, -2)))
+    return np.asarray((vectors * np.maximum(values, floor)[..., None, :])
+                      @ np.swapaxes(vectors, -1, -2))
+
+
+def _trace(matrix: np.ndarray) -> np.ndarray:
+    """Return the trace of a matrix or of each in a stack."""
+    return np.asarray(np.einsum("...ii->...", matrix))
 
 
 def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray,
@@ -76,21 +86,84 @@ def class_covariances(features: np.ndarray, labels: np.ndarray, refs: np.ndarray
     else:
         pooled = np.eye(dims) * scale ** 2
     pooled = _floor(pooled, floor ** 2)
-    pooled_variance = float(np.trace(pooled)) / dims
     squared = (residual ** 2).sum(axis=1)
     covariances = np.empty((6, dims, dims))
     for c in range(6):
         mine = labels == c
-        own = outer[mine].sum(axis=0)
-        count = float(weights[mine].sum())
-        shape = (shrink * pooled + own) / (shrink + count)
-        members = int(mine.sum())
-        own_variance = float(np.median(squared[mine])) / CHI2_MEDIAN if members else 0.0
-        variance = ((size_shrink * pooled_variance + members * own_variance)
-                    / (size_shrink + members))
-        shape *= dims * variance / max(float(np.trace(shape)), 1e-12)
-        covariances[c] = _floor(shape, floor ** 2)
+        own_variance = float(np.median(squared[mine])) / CHI2_MEDIAN if mine.any() else 0.0
+        covariances[c] = _shaped(outer[mine].sum(axis=0), float(weights[mine].sum()),
+                                 int(mine.sum()), own_variance, pooled, floor, shrink,
+                                 size_shrink)
     return covariances
+
+
+def _shaped(own: np.ndarray, count: np.ndarray | float, members: np.ndarray | int,
+            own_variance: np.ndarray | float, pooled: np.ndarray, floor: float, shrink: float,
+            size_shrink: float) -> np.ndarray:
+    """Return a class's covariance (or a stack of them): its weighted scatter ``own`` (summed,
+    ``count`` weight) shrunk towards the floored ``pooled`` for its shape, sized by its
+    ``members`` stickers' ``own_variance`` shrunk towards the pooled size (see
+    :func:`class_covariances`)."""
+    dims = pooled.shape[-1]
+    count, members = np.asarray(count, float), np.asarray(members, float)
+    own_variance = np.asarray(own_variance, float)
+    shape = (shrink * pooled + own) / (shrink + count)[..., None, None]
+    pooled_variance = _trace(pooled) / dims
+    variance = ((size_shrink * pooled_variance + members * own_variance)
+                / (size_shrink + members))
+    shape = shape * (dims * variance / np.maximum(_trace(shape), 1e-12))[..., None, None]
+    return _floor(shape, floor ** 2)
+
+
+def own_class_without(features: np.ndarray, labels: np.ndarray, refs: np.ndarray,
+                      trust: np.ndarray, scale: float, *, dof: float, floor: float,
+                      shrink: float = SHRINK_COUNT,
+                      size_shrink: float = SIZE_SHRINK_COUNT) -> tuple[np.ndarray, np.ndarray]:
+    """Return (n,) each sticker's squared distance to its own class and (n,) that class's log
+    volume (as :func:`squared_distances` and :func:`log_volumes`), the class's middle and
+    covariance estimated as :func:`class_covariances` does but from its *other* stickers.
+
+    A class takes its shape and size from its own stickers, so a sticker read into the wrong
+    class stretches that class towards itself and is priced as if it belonged. Measured against
+    its class without itself, it is priced by what the rest of the class says. Each sticker's
+    weight is ``trust / (1 + d^2 / dof)``, ``d`` its distance in ``scale`` to its class's middle
+    (``refs``; the left-out class's own middle for its other stickers). A sticker alone in its
+    class keeps the class as ``refs`` and :func:`class_covariances` give it.
+    """
+    n, dims = features.shape
+    residual = features - refs[labels]
+    weights = trust / (1.0 + (residual ** 2).sum(axis=1) / scale ** 2 / dof)
+    outer = residual[:, :, None] * residual[:, None, :] * weights[:, None, None]
+    class_outer = np.array([outer[labels == c].sum(axis=0) for c in range(6)])
+    class_weight = np.array([weights[labels == c].sum() for c in range(6)])
+    covariances = class_covariances(features, labels, refs, weights, scale, floor=floor,
+                                    shrink=shrink, size_shrink=size_shrink)
+    distance = squared_distances(features, refs, covariances)[np.arange(n), labels]
+    volume = log_volumes(covariances, scale)[labels]
+    # others[i, j]: sticker j is in sticker i's class and is not i
+    others = (labels[:, None] == labels[None, :]) & ~np.eye(n, dtype=bool)
+    kept = weights @ others.T > 0
+    if not kept.any():
+        return distance, volume
+    others, mine = others[kept], labels[kept]
+    middle = (others * weights) @ features / (others * weights).sum(axis=1)[:, None]
+    left = features[None, :, :] - middle[:, None, :]
+    squared = (left ** 2).sum(axis=2)
+    left_weights = others * trust / (1.0 + squared / scale ** 2 / dof)
+    own = np.einsum("ij,ijk,ijl->ikl", left_weights, left, left)
+    count = left_weights.sum(axis=1)
+    pooled_weight = class_weight.sum() - class_weight[mine] + count
+    pooled = ((outer.sum(axis=0) - class_outer[mine] + own)
+              / np.maximum(pooled_weight, 1e-12)[:, None, None])
+    pooled[pooled_weight <= 0] = np.eye(dims) * scale ** 2
+    own_variance = np.nanmedian(np.where(others, squared, np.nan), axis=1) / CHI2_MEDIAN
+    covariance = _shaped(own, count, others.sum(axis=1), own_variance,
+                         _floor(pooled, floor ** 2), floor, shrink, size_shrink)
+    delta = features[kept] - middle
+    solved = np.linalg.solve(covariance, delta[..., None])[..., 0]
+    distance[kept] = np.einsum("ni,ni->n", delta, solved)
+    volume[kept] = log_volumes(covariance, scale)
+    return distance, volume
 
 
 def squared_distances(features: np.ndarray, refs: np.ndarray,

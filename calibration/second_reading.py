@@ -86,6 +86,10 @@ log = logging.getLogger(__name__)
 #: whole gap to a broken cube refuses both, but read 63 fewer of 4,000 fresh harsh 3x3s (seeds
 #: 28000-28499, hostile 59 instead of 82) against two such wrong cubes in the 23,200 with a
 #: corner twisted in every one (a strict xfail test in tests/calibration): it stays 0.6.
+#: Since each sticker is priced in its class as the class's other stickers shape it (the rule's
+#: gap 4.5 instead of 6.8), the script printed 0.30 / 0.30 again: the wrong readings of its
+#: sweeps a confirmation would accept stand at 0.376 to rival cubes (a twisted 3x3) and 0.449
+#: to a broken cube (a hostile one): 0.6 stands 1.2 times past both, and stays.
 CONFIRMED_SHARE = {3: (0.6, 0.6)}
 CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
 #: per cube size, the nats past which the second reader, reading a sticker as another real cube,

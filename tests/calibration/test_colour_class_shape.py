@@ -7,7 +7,8 @@ import pytest
 
 from cubebot.calibration import CalibrationError, DoubtfulStickersError
 from cubebot.calibration.class_shape import (GLARE_COST, class_covariances, face_shading,
-                                             glare_costs, squared_distances)
+                                             glare_costs, log_volumes, own_class_without,
+                                             squared_distances)
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 
@@ -67,6 +68,52 @@ def test_one_misread_sticker_does_not_widen_its_class() -> None:
     features[0] = refs[1]  # one sticker of class 0 carries class 1's colour
     misread = covariances()
     assert np.trace(misread[0]) < 1.5 * np.trace(tidy[0])
+
+
+def test_a_sticker_is_measured_against_its_class_as_the_class_refitted_without_it() -> None:
+    # the short way (one pass over every sticker at once) against refitting each sticker's
+    # class from the other stickers, middle and covariance, the long way
+    rng = np.random.default_rng(6)
+    labels = np.repeat(np.arange(6), 9)
+    rng.shuffle(labels)
+    refs = rng.normal(0, 30, (6, 3))
+    features = refs[labels] + rng.normal(0, 3.0, (54, 3)) * np.array([2.0, 0.5, 1.0])
+    trust, scale, dof = rng.uniform(0.3, 1.0, 54), 4.0, 3.0
+    distance, volume = own_class_without(features, labels, refs, trust, scale, dof=dof,
+                                         floor=0.7)
+    weights = trust / (1.0 + ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2 / dof)
+    for i in (0, 17, 53):
+        c, keep = labels[i], np.arange(54) != i
+        others = keep & (labels == c)
+        middles = refs.copy()
+        middles[c] = np.average(features[others], axis=0, weights=weights[others])
+        left = ((features[keep] - middles[labels[keep]]) ** 2).sum(axis=1) / scale ** 2
+        refit = class_covariances(features[keep], labels[keep], middles,
+                                  trust[keep] / (1.0 + left / dof), scale, floor=0.7)
+        assert distance[i] == pytest.approx(
+            squared_distances(features[i:i + 1], middles, refit)[0, c])
+        assert volume[i] == pytest.approx(log_volumes(refit, scale)[c])
+
+
+def test_a_misread_sticker_is_far_from_its_class_without_itself() -> None:
+    # a sticker six units off every axis read as class 0 stretches class 0 towards itself:
+    # measured in class 0 as the other eight shape it, it is many scatters further off
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(6), 9)
+    refs = np.arange(18, dtype=float).reshape(6, 3) * 10
+    features = refs[labels] + rng.normal(0, 1.0, (54, 3))
+    features[0] = refs[0] + np.array([6.0, 6.0, 6.0])
+    middles = np.array([features[labels == c].mean(axis=0) for c in range(6)])
+    trust = np.ones(54)
+    weights = 1.0 / (1.0 + ((features - middles[labels]) ** 2).sum(axis=1) / 9.0 / 3.0)
+    within = squared_distances(features, middles,
+                               class_covariances(features, labels, middles, weights, 3.0,
+                                                 floor=0.7))[np.arange(54), labels]
+    without, _ = own_class_without(features, labels, middles, trust, 3.0, dof=3.0, floor=0.7)
+    assert without[0] > 4.0 * within[0] and without[0] > 20.0
+    # a tidy class's stickers move by about the share each had of their class
+    tidy = labels > 0
+    assert 1.0 < np.median(without[tidy] / within[tidy]) < 2.0
 
 
 def test_a_shade_across_a_face_is_fitted_back() -> None:
@@ -147,12 +194,17 @@ def test_a_glared_orange_at_the_ceiling_is_not_read_as_a_pale_red_with_confidenc
     # ceiling and washed it towards white; the red class, stretched towards white, took it
     # cheaply while the oranges' clipped class looked tight, and with the cube's rules turning a
     # real red into orange the wrong cube was accepted at 1.29 and 1.10 times the gap asked.
-    # As a glare spot it may be orange, red or white: the cube is refused
+    # As a glare spot it may be orange, red or white: the cube is refused. Measured in the red
+    # class as the reds without it shape it, the glared orange of 88 no longer fits red, and
+    # 88 is read right
     lighting = CONDITIONS["washed-out"]
     if light == "one lamp":
         lighting = one_lamp(lighting, seed)
     truth, scan = random_scan(3, lighting, seed)
     model = ColourClassifier(3, profile=False)
-    with pytest.raises(DoubtfulStickersError):
+    try:
         model.fit(scan)
-    assert model.verdict_.facelets != truth, "the colour model's best reading is the wrong cube"
+    except DoubtfulStickersError:
+        assert seed == 5474 and model.verdict_.facelets != truth
+        return
+    assert seed == 88 and model.facelets_ == truth

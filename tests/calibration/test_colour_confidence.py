@@ -82,10 +82,12 @@ def test_each_kind_of_scan_reads_with_its_own_model_and_rule() -> None:
 
 def test_each_overruled_sticker_of_a_face_on_3x3_asks_a_quarter_more_gap() -> None:
     # the photo scans (bench_vision's harsh seed 5021: 4 overruled, gap 7.5 against 6.8) made
-    # calibrate_colour.py weigh overruled stickers; the rule never asks less than before them
-    assert CALIBRATED_RULE.required(3.0, 3) == pytest.approx(6.8)
-    assert CALIBRATED_RULE.required(3.0, 3, overruled=4) == pytest.approx(13.6)
-    assert CALIBRATED_RULE.required(4.5, 3, overruled=2) == pytest.approx(6.8 * 1.5 ** 2 * 1.5)
+    # calibrate_colour.py weigh overruled stickers; since each sticker is measured in its class
+    # as the class's other stickers shape it, the gap is 4.5 (the same margin over the worst
+    # wrong reading of the sweeps as 6.8 stood before)
+    assert CALIBRATED_RULE.required(3.0, 3) == pytest.approx(4.5)
+    assert CALIBRATED_RULE.required(3.0, 3, overruled=4) == pytest.approx(9.0)
+    assert CALIBRATED_RULE.required(4.5, 3, overruled=2) == pytest.approx(4.5 * 1.5 ** 2 * 1.5)
     assert CALIBRATED_RULE.overrule_limit(3) == 5
     # a 2x2 face on keeps the gap before, however many stickers are overruled, and may have
     # one more overruled (a multi-view scan keeps the rule before whole)
@@ -232,7 +234,9 @@ _BEHIND = re.compile(r"it is (\d+\.\d) cost units behind, and a reading needs (\
 
 
 @pytest.mark.parametrize("lamp, seed, pieces", [
-    ("own", 2057, ["U2-B2", "B4-R6"]),  # a sticker of each of two edges washed near white
+    # a sticker of each of two edges washed near white: 2057, read right since each sticker is
+    # measured in its class without itself
+    ("own", 2072, ["U4-L2"]),
     ("own", 2039, ["F4-L6"]),  # both stickers of one edge washed near white
     ("one", 2002, None),  # a real cube reading six stickers otherwise
 ])
@@ -340,12 +344,8 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
         ColourClassifier(2, profile=False, confirm=False).fit(scan)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known: the 3x3 colour rule alone accepts a few wrong washed-out and "
-                          "hard 3x3s on fresh seeds (18 in 53,000 fresh harsh tail scans)")
 @pytest.mark.parametrize("light, lamp, seed", [("washed-out", "one", 11248),
                                                ("washed-out", "own", 11066),
-                                               ("hard", "one", 11131),
                                                ("washed-out", "one", 12089),
                                                ("washed-out", "one", 20006),
                                                ("washed-out", "one", 20015),
@@ -359,19 +359,37 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
                                                ("washed-out", "one", 32388),
                                                ("washed-out", "own", 32418),
                                                ("washed-out", "own", 33492)])
-def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, lamp: str,
-                                                                  seed: int) -> None:
+def test_a_wrong_3x3_fresh_seeds_held_is_refused_or_read_right(light: str, lamp: str,
+                                                               seed: int) -> None:
     # bench_colour_tail.py --sizes 3 --first-seed 11000 (12000 for 12089, 20000 for the next
     # five, 23000 --cubes 2500 --conditions washed-out for 25177, 28000 for 28401, 30000 for
-    # 30117, 32000 for the next three, 33000 for 33492): accepted by the colour rule alone at
-    # 1.05, 1.25, 1.08, 1.04, 1.11, 1.05, 1.18, 1.21, 1.55, 1.02, 1.07, 1.11, 1.18, 1.21, 1.44
-    # and 1.19 times the gap asked (30117: a glared orange read as white, a white as red and a
-    # red as orange, one sticker on each of three edges; 11248 and 20015: red and orange traded
-    # on two edges, no sticker overruled; the other 20000s: red and orange traded with a glare
-    # spot as well, a red or orange washed near white read as white or as the other, or a white
-    # a shade off read as a glared red). The light reads the truth in the first three, but by
-    # 0.1-6.8 nats, where it reads right washed-out 3x3s as another cube by up to 96 (README,
-    # the colour section). Once each is refused or read right, this passes and, strict, fails:
+    # 30117, 32000 for the next three, 33000 for 33492): each was accepted wrong by the colour
+    # rule alone, at 1.02-1.55 times the gap asked, while a misread sticker (in 14 of the 15 a
+    # glare spot washed nearly white, read as white or as the colour beside its own) stretched
+    # the class it was read into towards itself. Measured in its class as the class's other
+    # stickers shape it (class_shape.own_class_without), 13 are refused and 11248 and 32418
+    # read right
+    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
+    truth, scan = random_scan(3, lighting, seed)
+    try:
+        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
+    except DoubtfulStickersError:
+        return
+    assert facelets == truth
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known: the 3x3 colour rule alone accepts a few wrong hard 3x3s on "
+                          "fresh seeds")
+@pytest.mark.parametrize("light, lamp, seed", [("hard", "one", 11131), ("hard", "own", 33296)])
+def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, lamp: str,
+                                                                  seed: int) -> None:
+    # bench_colour_tail.py --sizes 3 --first-seed 11000 and 33000: accepted by the colour rule
+    # alone at 1.48 and 1.04 times the gap asked (11131 at 1.08 while each sticker was measured
+    # in a class its own colour helped shape; 33296 refused then). 11131 has a glared green
+    # and a glared red read as white. The light reads the truth in 11131, but by only a few
+    # nats, where it reads right washed-out 3x3s as another cube by up to 96 (README, the
+    # colour section). Once each is refused or read right, this passes and, strict, fails:
     # then drop the mark
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
     truth, scan = random_scan(3, lighting, seed)
