@@ -32,10 +32,11 @@ once for both sizes, plain and with ``--twisted``; 31000-31249, 2x2s under one l
 and without a colour profile; 32000-32499 once for a 3x3, plain and with ``--twisted``, and
 for a 2x2 plain, with ``--twisted``, and in one covariance its colours share (not kept);
 33000-33499 once for both sizes, and for a 3x3 with each sticker measured against its class
-without itself (not in yet); 34000-34099 for a 3x3 with ``--twisted``, with and without that
-(README, the colour section).
+without itself (a trial then); 34000-34099 for a 3x3 with ``--twisted``, with and without that;
+35000-35499 for a 3x3 with it in force and with the model before, and 35000-35249 so with
+``--twisted`` (README, the colour section).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (35000 on) with and
+known: to measure a change, read the next range no run has touched (36000 on) with and
 without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning

@@ -344,6 +344,18 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
         ColourClassifier(2, profile=False, confirm=False).fit(scan)
 
 
+def _assert_refused_or_right(light: str, lamp: str, seed: int) -> None:
+    """Assert that the fresh-tail 3x3 ``seed`` (``light`` under its own lamp, "own", or one
+    lamp fixed per seed, "one") is refused or read as the cube shown."""
+    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
+    truth, scan = random_scan(3, lighting, seed)
+    try:
+        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
+    except DoubtfulStickersError:
+        return
+    assert facelets == truth
+
+
 @pytest.mark.parametrize("light, lamp, seed", [("washed-out", "one", 11248),
                                                ("washed-out", "own", 11066),
                                                ("washed-out", "one", 12089),
@@ -369,13 +381,7 @@ def test_a_wrong_3x3_fresh_seeds_held_is_refused_or_read_right(light: str, lamp:
     # the class it was read into towards itself. Measured in its class as the class's other
     # stickers shape it (class_shape.own_class_without), 13 are refused and 11248 and 32418
     # read right
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    truth, scan = random_scan(3, lighting, seed)
-    try:
-        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
-    except DoubtfulStickersError:
-        return
-    assert facelets == truth
+    _assert_refused_or_right(light, lamp, seed)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
@@ -391,10 +397,4 @@ def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, la
     # nats, where it reads right washed-out 3x3s as another cube by up to 96 (README, the
     # colour section). Once each is refused or read right, this passes and, strict, fails:
     # then drop the mark
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    truth, scan = random_scan(3, lighting, seed)
-    try:
-        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
-    except DoubtfulStickersError:
-        return
-    assert facelets == truth
+    _assert_refused_or_right(light, lamp, seed)

@@ -388,13 +388,15 @@ def test_a_twisted_3x3_the_light_confirmed_as_real_is_not_accepted(lamp: str, se
                    reason="known: these twisted 3x3s are read as a real cube")
 @pytest.mark.parametrize("light, lamp, seed", [("hard", "one", 11102), ("hard", "one", 27006),
                                                ("hard", "own", 10133),
-                                               ("real camera", "own", 34011)])
+                                               ("real camera", "own", 34011),
+                                               ("hard", "one", 35245),
+                                               ("washed-out", "own", 35062)])
 def test_a_twisted_3x3_read_as_real_is_not_accepted(light: str, lamp: str, seed: int) -> None:
-    # bench_colour_tail.py --twisted from seeds 10000, 11000, 27000 and 34000 (100 per light
-    # and lamp for 34011). Measured in its class as the class's other stickers shape it (the
+    # bench_colour_tail.py --twisted from seeds 10000, 11000, 27000, 34000 (100 per light and
+    # lamp) and 35000 (250). Measured in its class as the class's other stickers shape it (the
     # rule's gap 4.5): 10133 and 27006 confirmed by the light on all 54 stickers at 0.671 and
-    # 1.000 of the gap to a broken cube (0.6 asked), 11102 and 34011 accepted by the colour
-    # rule alone at 1.31 and 1.04 of it. Before (the gap 6.8): 10133 refused at 0.495, which
+    # 1.000 of the gap to a broken cube (0.6 asked); 11102, 34011, 35245 and 35062 accepted by
+    # the colour rule alone at 1.31, 1.04, 1.01 and 1.10 of it (the last three refused before). Before (the gap 6.8): 10133 refused at 0.495, which
     # set the broken share at 0.6; 11102 and 27006 confirmed at 0.935 and 0.691; 34011
     # refused (a broken cube in doubt). Asking the whole gap to a broken cube of a confirmed
     # sticker read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499, hostile 59 instead
