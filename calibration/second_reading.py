@@ -89,7 +89,14 @@ log = logging.getLogger(__name__)
 #: Since each sticker is priced in its class as the class's other stickers shape it (the rule's
 #: gap 4.5 instead of 6.8), the script printed 0.30 / 0.30 again: the wrong readings of its
 #: sweeps a confirmation would accept stand at 0.376 to rival cubes (a twisted 3x3) and 0.449
-#: to a broken cube (a hostile one): 0.6 stands 1.2 times past both, and stays.
+#: to a broken cube (a hostile one): 0.6 stands 1.2 times past both, and stays. Outside the
+#: sweeps the light then confirms wrong hard 3x3s at 0.663 and 0.693 of the smaller gap (fresh
+#: 33483 and 30050), 0.851 (4096 of seeds 4000-4399, refused before) and twisted 10133 at 0.671
+#: to a broken cube (strict xfail tests). Shares of 0.9 (the cost asked before: 0.6 of 6.8)
+#: refuse all four but read 16 of 30 "real camera" 3x3s under a real veil instead of 22
+#: (test_colour_veil.py's seeds), hostile 10 of 200 instead of 22 (seeds 2000-2099, both
+#: lamps); 0.7 refuses all but 4096 and reads 21 and 15, set just past the cases it refuses.
+#: Neither is kept before a fresh range says which helps.
 CONFIRMED_SHARE = {3: (0.6, 0.6)}
 CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
 #: per cube size, the nats past which the second reader, reading a sticker as another real cube,
