@@ -147,10 +147,10 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: wrong reading of the validation sweep as the rule in force is to the calibration's.
 #: Calibrated again when each 3x3 sticker was measured in its class as the class's other
 #: stickers shape it (:func:`~cubebot.calibration.class_shape.own_class_without`): the
-#: readings then asked 4.3 x (scale/3)^2 (1.2 times a hard-light scan's 3.53), none wrong in
-#: the validation sweep (its worst 3.04) or among the photo scans at any gap. The gap is 4.5,
-#: the margin 6.8 stood over the validation sweep's worst wrong reading before (1.27 times
-#: 5.36); the script's floor (``NO_LOOSER``) says so. The script picked at most 6 overruled
+#: readings then asked 4.3 x (scale/3)^2 (1.2 times a hard-light scan's 3.53; the photo scans'
+#: worst wrong reading lower), none wrong in the validation sweep at it (its worst 3.04). The
+#: gap is 4.5, the margin 6.8 stood over the validation sweep's worst wrong reading before
+#: (1.27 times 5.36); the script's floor (``NO_LOOSER``) says so. The script picked at most 6 overruled
 #: (hostile 24 of 561 instead of 22); the fresh tails were measured at 5, which stays.
 #: Of the wrong 3x3s the fresh tails had found, 13 of the 15 washed-out ones are refused and
 #: two read right; hard 11131 is accepted at 1.48 times this gap (README, the colour section).

@@ -308,9 +308,10 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 # each sticker is priced in its own class as the class's other stickers shape
                 # it (class_shape.own_class_without): a misread sticker (a glare spot washed
                 # near white read as white, a white read as red) stretched the class it was
-                # read into towards itself and so paid less there. Of the 17 wrong 3x3s the
-                # fresh tails held (bench_colour_tail.py) 13 are refused with it and 2 read
-                # right; seeds 2000-2099 read hard 87 instead of 84 (README, the colour section)
+                # read into towards itself and so paid less there. Of the 15 wrong washed-out
+                # 3x3s the fresh tails held (bench_colour_tail.py) 13 are refused with it and 2
+                # read right; seeds 2000-2099 read hard 87 instead of 84 (README, the colour
+                # section)
                 own, own_volume = own_class_without(features, labels, refs, trust, scale,
                                                     dof=_DOF, floor=_CLASS_FLOOR)
                 rows = np.arange(len(labels))
