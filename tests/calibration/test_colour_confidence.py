@@ -344,16 +344,18 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
         ColourClassifier(2, profile=False, confirm=False).fit(scan)
 
 
-def _assert_refused_or_right(light: str, lamp: str, seed: int) -> None:
+def _assert_refused_or_right(light: str, lamp: str, seed: int) -> bool:
     """Assert that the fresh-tail 3x3 ``seed`` (``light`` under its own lamp, "own", or one
-    lamp fixed per seed, "one") is refused or read as the cube shown."""
+    lamp fixed per seed, "one") is refused or read as the cube shown; return whether it is
+    read."""
     lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
     truth, scan = random_scan(3, lighting, seed)
     try:
         facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
     except DoubtfulStickersError:
-        return
+        return False
     assert facelets == truth
+    return True
 
 
 @pytest.mark.parametrize("light, lamp, seed", [("washed-out", "one", 11248),
@@ -380,8 +382,9 @@ def test_a_wrong_3x3_fresh_seeds_held_is_refused_or_read_right(light: str, lamp:
     # glare spot washed nearly white, read as white or as the colour beside its own) stretched
     # the class it was read into towards itself. Measured in its class as the class's other
     # stickers shape it (class_shape.own_class_without), 13 are refused and 11248 and 32418
-    # read right
-    _assert_refused_or_right(light, lamp, seed)
+    # read right (a classifier refusing every scan would pass the rest)
+    read = _assert_refused_or_right(light, lamp, seed)
+    assert read or seed not in (11248, 32418)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
