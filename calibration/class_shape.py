@@ -136,15 +136,20 @@ def own_class_without(features: np.ndarray, labels: np.ndarray, refs: np.ndarray
     outer = residual[:, :, None] * residual[:, None, :] * weights[:, None, None]
     class_outer = np.array([outer[labels == c].sum(axis=0) for c in range(6)])
     class_weight = np.array([weights[labels == c].sum() for c in range(6)])
-    covariances = class_covariances(features, labels, refs, weights, scale, floor=floor,
-                                    shrink=shrink, size_shrink=size_shrink)
-    distance = squared_distances(features, refs, covariances)[np.arange(n), labels]
-    volume = log_volumes(covariances, scale)[labels]
     # others[i, j]: sticker j is in sticker i's class and is not i
     others = (labels[:, None] == labels[None, :]) & ~np.eye(n, dtype=bool)
     kept = weights @ others.T > 0
-    if not kept.any():
-        return distance, volume
+    distance, volume = np.empty(n), np.empty(n)
+    if not kept.all():
+        # a sticker alone in its class (never on a 3x3 read face on: nine a colour)
+        alone = np.flatnonzero(~kept)
+        covariances = class_covariances(features, labels, refs, weights, scale, floor=floor,
+                                        shrink=shrink, size_shrink=size_shrink)
+        distance[alone] = squared_distances(features[alone], refs,
+                                            covariances)[np.arange(len(alone)), labels[alone]]
+        volume[alone] = log_volumes(covariances, scale)[labels[alone]]
+        if not kept.any():
+            return distance, volume
     others, mine = others[kept], labels[kept]
     middle = (others * weights) @ features / (others * weights).sum(axis=1)[:, None]
     left = features[None, :, :] - middle[:, None, :]
