@@ -401,8 +401,9 @@ def test_a_twisted_3x3_read_as_real_is_not_accepted(light: str, lamp: str, seed:
     # (the rule's gap 4.5): 10133 and 27006 confirmed by the light on all 54 stickers at 0.671
     # and 1.000 of the gap to a broken cube (0.6 asked); 11102, 34011, 35245, 35062 and 36247
     # accepted by the colour rule alone at 1.31, 1.04, 1.01, 1.10 and 1.004 of it (the last
-    # four refused before; 36247 overrules a clear green and a clear white). Before (the gap 6.8): 10133 refused at 0.495, which set the broken share at
-    # 0.6; 11102 and 27006 confirmed at 0.935 and 0.691. Asking the whole gap to a broken
+    # four refused before; 36247 overrules a clear green and a clear white). Before (the gap
+    # 6.8): 10133 refused at 0.495, which set the broken share at 0.6; 11102 and 27006
+    # confirmed at 0.935 and 0.691. Asking the whole gap to a broken
     # cube of a confirmed sticker read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499,
     # hostile 59 instead of 82) against two such cubes in the 23,200 3x3s with a corner twisted
     # in every one then (README, the colour section). Once each is refused or read right,
