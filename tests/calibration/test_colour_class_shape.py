@@ -95,6 +95,28 @@ def test_a_sticker_is_measured_against_its_class_as_the_class_refitted_without_i
         assert volume[i] == pytest.approx(log_volumes(refit, scale)[c])
 
 
+def test_a_sticker_alone_in_its_class_is_measured_against_the_class_as_it_stands() -> None:
+    # with no other sticker to refit its class from, a sticker keeps the class as the whole
+    # scan's covariances give it; every other sticker is still measured without itself
+    rng = np.random.default_rng(7)
+    labels = np.repeat(np.arange(6), 4)
+    labels[9:12] = 3  # class 2 keeps sticker 8 alone; class 3 has seven
+    refs = rng.normal(0, 30, (6, 3))
+    features = refs[labels] + rng.normal(0, 3.0, (24, 3))
+    trust, scale, dof = np.ones(24), 4.0, 3.0
+    distance, volume = own_class_without(features, labels, refs, trust, scale, dof=dof,
+                                         floor=0.7)
+    weights = trust / (1.0 + ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2 / dof)
+    whole = class_covariances(features, labels, refs, weights, scale, floor=0.7)
+    assert distance[8] == pytest.approx(squared_distances(features[8:9], refs, whole)[0, 2])
+    assert volume[8] == pytest.approx(log_volumes(whole, scale)[2])
+    # a sticker with company is measured against its class refitted without it: further off
+    within = squared_distances(features, refs, whole)[np.arange(24), labels]
+    others = labels != 2
+    assert np.all(np.isfinite(distance)) and np.all(np.isfinite(volume))
+    assert np.median(distance[others] / within[others]) > 1.0
+
+
 def test_a_misread_sticker_is_far_from_its_class_without_itself() -> None:
     # a sticker six units off every axis read as class 0 stretches class 0 towards itself:
     # measured in class 0 as the other eight shape it, it is many scatters further off
