@@ -474,7 +474,7 @@ class Rig(RigConnection):
         unit = self.info.job_unit if self.info is not None else "moves"
         if request == "estop":
             self.estop()
-            return {"done": "estop", "job": self._job_after_estop().as_dict(), "unit": unit}
+            return {"done": "estop", "job": self.job_after_estop().as_dict(), "unit": unit}
         if request == "stop":
             return {"done": "stop", "job": self.stop().as_dict(), "unit": unit}
         if request == "clear":
@@ -487,8 +487,13 @@ class Rig(RigConnection):
                     "progress": progress.as_dict() if progress is not None else None}
         return {"error": f"unknown request {request!r}: status, stop, estop or clear"}
 
-    def _job_after_estop(self) -> JobStatus:
-        """Return the job once the emergency stop is through (its notice may come first)."""
+    def job_after_estop(self) -> JobStatus:
+        """Return the job once an emergency stop is through (the rig's notice of it may come
+        before the answer).
+
+        Raises:
+            RigTimeoutError, RigConnectionError, RigResetError: the rig does not answer.
+        """
         with self._talk:
             for _ in range(3):
                 try:

@@ -18,9 +18,9 @@ from cubebot.commands import UsageError, add_size_option, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
     interrupts_raise,
+    interrupts_stop_rig,
     report_unreachable,
     stop_rig,
-    stop_rig_after_estop,
     stopped_message,
 )
 from cubebot.robot import (
@@ -124,9 +124,10 @@ def _stream(args: argparse.Namespace) -> int:
                 _record_actions(actions)
         slots = len(actions) if actions is not None else len(rig.plan(moves))
         what = "actions" if actions is not None else "moves"
+        total = len(actions) if actions is not None else len(moves)
         try:
-            total = len(actions) if actions is not None else len(moves)
-            with Progress(f"streaming {total} {what}", max(total, 1)) as bar:
+            with interrupts_stop_rig(rig) as interrupts, \
+                    Progress(f"streaming {total} {what}", max(total, 1)) as bar:
                 def progress(now: StreamProgress) -> None:
                     bar.update(now.moves_done - bar.done)  # turned, as the rig counts them
                 if actions is not None:
@@ -136,19 +137,20 @@ def _stream(args: argparse.Namespace) -> int:
                     report = rig.resume(moves, progress=progress)
                 else:
                     report = rig.stream(moves, progress=progress)
-        except (KeyboardInterrupt, RigStoppedError, EmergencyStopError) as stop:
-            if isinstance(stop, RigStoppedError):  # stopped from elsewhere (cubebot stop)
-                status, estopped = rig.job(), False
-            elif isinstance(stop, EmergencyStopError):  # the stop button, or stop --estop
-                status, estopped = stop_rig_after_estop(rig), True
-            else:
-                try:
-                    status, estopped = stop_rig(rig)
-                except RobotError as err:
-                    print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr)
-                    return EXIT_STOPPED
+        except (RigStoppedError, EmergencyStopError) as stop:
+            # stopped by Ctrl-C, the rig's own button or `cubebot stop` from elsewhere
+            estopped = isinstance(stop, EmergencyStopError) or interrupts.estopped
+            try:
+                status = rig.job_after_estop() if estopped else rig.job()
+            except RobotError as err:
+                print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr)
+                return EXIT_STOPPED
             print(stopped_message(status, estopped, _resume_command(text, args.port), what),
                   file=sys.stderr)
+            return EXIT_STOPPED
+        except KeyboardInterrupt:  # a third Ctrl-C: the rig did not answer the first two
+            unanswered = RobotError(f"the rig at {args.port} did not confirm the stop")
+            print(f"cubebot: error: {report_unreachable(unanswered)}", file=sys.stderr)
             return EXIT_STOPPED
         facelets = _rig_cube(rig)
     if args.json:
@@ -238,7 +240,7 @@ def _stop(args: argparse.Namespace) -> int:
             print(f"cleared: the rig is {rig.job().state}")
             return 0
         if args.estop:
-            status, estopped = stop_rig_after_estop(rig), True
+            status, estopped = rig.job_after_estop(), True
         else:
             status, estopped = stop_rig(rig)
         unit = rig.info.job_unit if rig.info is not None else "moves"

@@ -13,7 +13,13 @@ from typing import Optional
 
 from cubebot.calibration import Classification
 from cubebot.commands import UsageError, add_size_option, summary
-from cubebot.commands.stopping import EXIT_STOPPED, interrupts_raise, stop_rig, stopped_message
+from cubebot.commands.stopping import (
+    EXIT_STOPPED,
+    interrupts_raise,
+    interrupts_stop_rig,
+    stop_rig,
+    stopped_message,
+)
 from cubebot.render import ansi_net
 from cubebot.robot import Faults
 from cubebot.run import Demo, RunError, RunOptions, RunReport, RunStopped, run_demo, run_rig
@@ -97,7 +103,7 @@ def _demo(args: argparse.Namespace) -> int:
         with interrupts_raise(), Demo(args.size, args.seed, rig=args.rig, faults=faults,
                                       conditions=Conditions.named(args.conditions),
                                       time_scale=args.speed, presented=args.presented) as demo:
-            report = run_demo(demo, options, listener=listener)
+            report = run_demo(demo, options, listener=listener, guard=interrupts_stop_rig)
     except RunStopped as stopped:
         # the simulated rig goes with this process: there is nothing to resume
         print(stopped_message(stopped.status, stopped.estopped, "cubebot demo"),
@@ -152,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
             if camera is not None:
                 stack.enter_context(camera)
             report = run_rig(camera, args.port, options, rig=args.rig, listener=listener,
-                             stop=stop_rig, backend=args.backend)
+                             stop=stop_rig, guard=interrupts_stop_rig, backend=args.backend)
     except RunStopped as stopped:
         resume = (f"cubebot stream {shlex.quote(stopped.moves)} --port "
                   f"{shlex.quote(args.port)} --resume")

@@ -1,15 +1,23 @@
 """Ctrl-C and SIGTERM while a rig moves: stop it cleanly, and a second Ctrl-C stops it now.
 
-The first interrupt (SIGINT, or SIGTERM from ``kill``) ends the stream and asks the rig to stop
-after the turn in progress (:meth:`Rig.stop`); while it does, a second interrupt sends the
+The first interrupt (SIGINT, or SIGTERM from ``kill``) asks the rig to stop after the turn in
+progress (:meth:`Rig.stop`), which ends the stream; meanwhile a second interrupt sends the
 single-byte emergency stop. Either way the person is told how many moves the rig made, read
 back from the rig, and how to go on; the command exits with status 130.
+
+While the rig is talked to, an interrupt never raises inside that code
+(:func:`interrupts_stop_rig`): an exception thrown at an arbitrary point of it can leave a lock
+or the reader's queue broken (``release unlocked lock``), and then neither the stop nor the
+emergency stop could be sent. The signal handler only writes a byte to a pipe; a thread of this
+module reads it and stops the rig the way another terminal's ``cubebot stop`` does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
+import os
 import signal
 import sys
 import threading
@@ -18,8 +26,8 @@ from typing import Callable, Iterator, Optional
 
 from cubebot.robot import EmergencyStopError, JobStatus, Rig, RobotError
 
-__all__ = ["EXIT_STOPPED", "interrupts_raise", "stop_rig", "stopped_message",
-           "report_unreachable", "stop_rig_after_estop"]
+__all__ = ["EXIT_STOPPED", "RigInterrupts", "interrupts_raise", "interrupts_stop_rig",
+           "stop_rig", "stopped_message", "report_unreachable"]
 
 log = logging.getLogger(__name__)
 
@@ -27,16 +35,8 @@ log = logging.getLogger(__name__)
 EXIT_STOPPED = 130
 
 
-class _SecondInterrupt(Exception):
-    """A second Ctrl-C arrived while the rig was being stopped."""
-
-
 def _raise_interrupt(signum: int, frame: Optional[FrameType]) -> None:
     raise KeyboardInterrupt
-
-
-def _raise_second(signum: int, frame: Optional[FrameType]) -> None:
-    raise _SecondInterrupt
 
 
 @contextlib.contextmanager
@@ -73,39 +73,123 @@ def interrupts_raise() -> Iterator[None]:
         yield
 
 
+@dataclasses.dataclass
+class RigInterrupts:
+    """What Ctrl-C and SIGTERM did within :func:`interrupts_stop_rig`'s block.
+
+    ``presses`` counts the interrupts; ``stop_asked`` and ``estopped`` say whether the polite
+    stop was asked and the emergency stop sent; ``error`` is the rig's error when the stop or
+    the emergency stop could not be sent (the rig may still be turning).
+    """
+
+    presses: int = 0
+    stop_asked: bool = False
+    estopped: bool = False
+    error: Optional[RobotError] = None
+
+
+#: The bytes the signal handler writes for the thread that stops the rig.
+_STOP, _ESTOP, _DONE = b"s", b"e", b"q"
+
+
+@contextlib.contextmanager
+def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInterrupts]:
+    """Within the block, Ctrl-C and SIGTERM stop ``rig`` from a thread of their own; yield
+    what they did (read it after the block).
+
+    - The first asks the rig to stop after the turn in progress (:meth:`Rig.stop`): a stream
+      in progress in the block then ends with :class:`RigStoppedError`. With ``stopping`` (the
+      block itself stops the rig) the first counts as the second.
+    - The second sends the emergency stop: the stream or the stop in the block ends with
+      :class:`EmergencyStopError` once the rig says so.
+    - A third raises KeyboardInterrupt in the block, for someone who will not wait for a rig
+      that does not answer.
+
+    Nothing is raised inside the code that talks to the rig before the third (see the module
+    doc). In a thread other than the main one nothing changes: only the main thread receives
+    signals, and the caller's own handling applies.
+    """
+    done = RigInterrupts(presses=1 if stopping else 0)
+    if threading.current_thread() is not threading.main_thread():
+        yield done
+        return
+    read_end, write_end = os.pipe()
+    stops: list[threading.Thread] = []
+
+    def on_signal(signum: int, frame: Optional[FrameType]) -> None:
+        done.presses += 1
+        if done.presses > 2:
+            raise KeyboardInterrupt
+        os.write(write_end, _STOP if done.presses == 1 else _ESTOP)  # no lock: safe here
+
+    def stop_politely() -> None:
+        try:
+            rig.stop()
+        except EmergencyStopError:
+            pass  # the second press came first: the emergency stop is told apart
+        except RobotError as err:
+            done.error = done.error or err
+            log.warning("could not stop the rig: %s", err)
+
+    def act() -> None:
+        while (byte := os.read(read_end, 1)) not in (_DONE, b""):
+            if byte == _STOP:
+                done.stop_asked = True
+                print("cubebot: stopping after the turn in progress (Ctrl-C again: emergency "
+                      "stop)", file=sys.stderr, flush=True)
+                stops.append(threading.Thread(target=stop_politely, name="cubebot-stop",
+                                              daemon=True))
+                stops[-1].start()
+            elif byte == _ESTOP:
+                try:
+                    rig.estop()
+                except RobotError as err:
+                    done.error = err
+                    print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr,
+                          flush=True)
+                    continue
+                done.estopped = True
+                print("cubebot: emergency stop sent", file=sys.stderr, flush=True)
+
+    acting = threading.Thread(target=act, name="cubebot-interrupts", daemon=True)
+    acting.start()
+    try:
+        with _signals_handled_by(on_signal):
+            yield done
+    finally:
+        os.write(write_end, _DONE)
+        acting.join()
+        for stop in stops:
+            stop.join(_STOP_JOIN)
+        os.close(read_end)
+        os.close(write_end)
+
+
+#: Seconds the block's end waits for a polite stop still under way (the rig is told within
+#: the turn in progress; this is a bound for a rig that stopped answering).
+_STOP_JOIN = 15.0
+
+
 def stop_rig(rig: Rig) -> tuple[JobStatus, bool]:
     """Return the rig's job once it has stopped, and whether it was emergency-stopped.
 
     Asks the rig to stop after the turn in progress; a second Ctrl-C (or SIGTERM) meanwhile
-    sends the emergency-stop byte instead.
+    sends the emergency-stop byte instead, and a third stops waiting (KeyboardInterrupt).
 
     Raises:
         RobotError: the rig could not be reached to stop it (the message says so).
+        KeyboardInterrupt: a third interrupt, the rig not yet answering.
     """
-    with _signals_handled_by(_raise_second):
+    with interrupts_stop_rig(rig, stopping=True) as interrupts:
         try:
-            return rig.stop(), False
-        except (_SecondInterrupt, KeyboardInterrupt):
-            pass
-        except EmergencyStopError:
-            return stop_rig_after_estop(rig), True  # someone pressed the rig's own stop
-    rig.estop()
-    print("cubebot: emergency stop sent", file=sys.stderr, flush=True)
-    return stop_rig_after_estop(rig), True
-
-
-def stop_rig_after_estop(rig: Rig) -> JobStatus:
-    """Return the rig's job after an emergency stop was sent (its notice may come first).
-
-    Raises:
-        RobotError: the rig does not answer.
-    """
-    for _ in range(3):  # the rig's stop notice may arrive before the answer
-        try:
-            return rig.job()
-        except EmergencyStopError:
-            continue
-    return rig.job()
+            status: Optional[JobStatus] = rig.stop()
+        except EmergencyStopError:  # ours, or someone pressed the rig's own stop
+            status = None
+    if interrupts.error is not None and not interrupts.estopped:
+        raise interrupts.error
+    if status is None or interrupts.estopped:
+        return rig.job_after_estop(), True
+    return status, False
 
 
 def stopped_message(status: JobStatus, estopped: bool, resume: str, unit: str = "moves") -> str:

@@ -35,13 +35,13 @@ from cubebot.run.report import (
     ScanSource,
     StepRecord,
 )
-from cubebot.run.runner import StopRig, run_demo, run_rig, run_step
+from cubebot.run.runner import InterruptGuard, StopRig, run_demo, run_rig, run_step
 from cubebot.run.scanning import scan
 from cubebot.run.steps import STEPS, RunContext, Step, rig_cube, write_pictures
 
 __all__ = [
     "RunOptions", "Confirm", "RunContext", "Step", "STEPS", "run_rig", "run_demo", "run_step",
-    "StopRig", "RunReport", "ScanRecord", "ScanSource", "StepRecord", "Listener", "LogListener",
+    "StopRig", "InterruptGuard", "RunReport", "ScanRecord", "ScanSource", "StepRecord", "Listener", "LogListener",
     "solve_for_rig", "scan", "rig_cube", "write_pictures", "Demo", "RigCubeCamera", "RunError",
     "RunStopped", "NotSolvedError",
 ]

@@ -7,9 +7,9 @@ import contextlib
 import dataclasses
 import sys
 import time
-from typing import Callable
+from typing import Callable, ContextManager, Optional, Protocol
 
-from cubebot.robot import JobStatus, Rig, RigModel
+from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigModel, RigStoppedError
 from cubebot.run.demo import Demo
 from cubebot.run.errors import NotSolvedError, RunStopped
 from cubebot.run.options import RunOptions
@@ -18,10 +18,24 @@ from cubebot.run.steps import STEPS, RunContext, Step
 from cubebot.vision import Camera
 from cubebot.vision.in_place import RigCameraSet, open_rig_cameras
 
-__all__ = ["run_step", "run_rig", "run_demo", "StopRig"]
+__all__ = ["run_step", "run_rig", "run_demo", "StopRig", "Interrupts", "InterruptGuard"]
 
 #: Stops a rig after an interrupt: returns its job and whether it was emergency-stopped.
 StopRig = Callable[[Rig], tuple[JobStatus, bool]]
+
+
+class Interrupts(Protocol):
+    """What the person's interrupts did while a step moved the rig: how many there were, and
+    whether the emergency stop was sent."""
+
+    presses: int
+    estopped: bool
+
+
+#: Runs a step that moves the rig with interrupts turned into stopping it from elsewhere (the
+#: step then ends with RigStoppedError or EmergencyStopError), yielding what they did; see
+#: :func:`cubebot.commands.stopping.interrupts_stop_rig`.
+InterruptGuard = Callable[[Rig], ContextManager[Interrupts]]
 
 
 def _stop_politely(rig: Rig) -> tuple[JobStatus, bool]:
@@ -60,7 +74,8 @@ def _opened_model(rig: Rig) -> RigModel:
 def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions(), *,
             rig: str | RigModel | None = None, listener: Listener | None = None,
             steps: tuple[Step, ...] = STEPS, stop: StopRig = _stop_politely,
-            rig_cameras: RigCameraSet | None = None, backend: str | None = None) -> RunReport:
+            guard: InterruptGuard | None = None, rig_cameras: RigCameraSet | None = None,
+            backend: str | None = None) -> RunReport:
     """Return the report of a run on the rig at ``port`` (any port URL) with ``camera``.
 
     The rig is opened first (``rig``: its model, by default the one its handshake names) and
@@ -77,8 +92,10 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
         vision.ScanError: stickers to re-shoot; robot.RigResetError: re-scan the cube;
         robot.RigConnectionError: the port is missing or was unplugged;
         robot.UnplannableMoveError: the rig lacks a motor the solution needs (nothing moved).
-        RunStopped: interrupted (KeyboardInterrupt) while the rig moved: ``stop`` stopped the
-            rig and the error says how far it got. Interrupted before, KeyboardInterrupt.
+        RunStopped: interrupted while the rig moved, and the error says how far it got. With
+            ``guard`` the steps that move the rig run inside it, and the interrupt stops the
+            rig from there; without, a KeyboardInterrupt ends the step and ``stop`` stops the
+            rig. Interrupted before, KeyboardInterrupt.
     """
     with contextlib.ExitStack() as stack:
         connection = stack.enter_context(Rig(port, model=rig))
@@ -95,23 +112,39 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
         for step in steps:
             if not step.wanted(options):
                 continue
+            interrupts: Optional[Interrupts] = None
             try:
-                run_step(ctx, step)
+                if guard is None or not step.moves_rig:
+                    run_step(ctx, step)
+                    continue
+                with guard(connection) as interrupts:
+                    run_step(ctx, step)
             except KeyboardInterrupt:
-                if not step.moves_rig:
-                    raise  # the rig is still: nothing to stop
+                if not step.moves_rig or interrupts is not None:
+                    raise  # the rig is still, or the guard gave up on a rig that did not answer
                 status, estopped = stop(connection)
-                solution = ctx.report.solution
-                raise RunStopped(status, estopped,
-                                 str(solution) if solution is not None else "") from None
+                raise _stopped(ctx, status, estopped) from None
+            except (RigStoppedError, EmergencyStopError) as ended:
+                if interrupts is None or interrupts.presses == 0:
+                    raise  # stopped from elsewhere (`cubebot stop`, the rig's button)
+                estopped = isinstance(ended, EmergencyStopError) or interrupts.estopped
+                status = connection.job_after_estop() if estopped else connection.job()
+                raise _stopped(ctx, status, estopped) from None
     report = ctx.report
     if report.checked and not report.solved:
         raise NotSolvedError(report)
     return report
 
 
+def _stopped(ctx: RunContext, status: JobStatus, estopped: bool) -> RunStopped:
+    """Return the error of a run the person stopped, with the solution it was making."""
+    solution = ctx.report.solution
+    return RunStopped(status, estopped, str(solution) if solution is not None else "")
+
+
 def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,
-             listener: Listener | None = None) -> RunReport:
+             listener: Listener | None = None, guard: InterruptGuard | None = None
+             ) -> RunReport:
     """Return the report of one run on the embedded default (see :class:`Demo`).
 
     The virtual cube is photographed where the rig holds it by the rig's corner cameras (a
@@ -130,6 +163,7 @@ def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,
                                   profile=False, rescan=True, sample_points=None, guided=False)
     if demo.rig_cameras is not None:
         return run_rig(None, demo.port, options, rig=demo.model, listener=listener,
-                       rig_cameras=demo.rig_cameras)
-    return run_rig(demo.camera, demo.port, options, rig=demo.model, listener=listener)
+                       guard=guard, rig_cameras=demo.rig_cameras)
+    return run_rig(demo.camera, demo.port, options, rig=demo.model, listener=listener,
+                   guard=guard)
 

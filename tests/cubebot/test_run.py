@@ -230,6 +230,46 @@ def test_a_failed_step_is_reported_as_failed_with_its_time(tmp_path: Path) -> No
     assert ("done", "check") in heard and ("done", "scan") in heard
 
 
+@pytest.mark.parametrize("presses", [1, 2], ids=["ctrl-c", "ctrl-c-twice"])
+def test_run_guarded_ctrl_c_stops_the_rig_from_outside_the_stream(
+        tmp_path: Path, presses: int) -> None:
+    # `cubebot run`'s way: the interrupt never raises inside the stream; the first press stops
+    # the rig after the turn, a second one close behind sends the emergency stop
+    import os
+    import signal
+
+    from cubebot.commands.stopping import interrupts_stop_rig
+    from cubebot.run import RunStopped
+    from cubebot.vision import FolderCamera
+
+    cube = Cube.random(3, 17)
+    photos = write_face_photos(cube.facelets, tmp_path / "photos")
+
+    class PressAfterThree:
+        pressed = False
+
+        def step_started(self, name: str, detail: str) -> None: ...
+        def step_done(self, name: str, seconds: float, detail: str) -> None: ...
+        def step_failed(self, name: str, seconds: float, error: str) -> None: ...
+
+        def streaming(self, done: int, total: int) -> None:
+            if done >= 3 and not self.pressed:
+                self.pressed = True
+                for _ in range(presses):
+                    os.kill(os.getpid(), signal.SIGINT)
+
+    with SimulatedRig(3, cube.facelets, seed=17) as sim, FolderCamera(photos) as camera:
+        with pytest.raises(RunStopped) as stopped:
+            run_rig(camera, sim.port, RunOptions(profile=False, budget=0.3),
+                    listener=PressAfterThree(), guard=interrupts_stop_rig)
+        status = stopped.value.status
+        made = [m for slot in sim.executed for m in slot.moves]
+        assert stopped.value.estopped == (presses == 2)
+        assert status.state == ("estop" if presses == 2 else "stopped")
+        assert status.done == len(made) < status.total  # read back, not guessed
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_run_interrupted_while_streaming_stops_the_rig_and_can_be_resumed(
         tmp_path: Path) -> None:
     from cubebot.robot import Rig

@@ -94,11 +94,15 @@ def test_interrupted_stream_stops_the_rig_and_resume_finishes_exactly(
         assert [m for slot in sim.executed for m in slot.moves] == list(random_moves(40, seed=5))
 
 
-def test_second_ctrl_c_sends_the_emergency_stop() -> None:
+@pytest.mark.parametrize("gap", [0.05, 0.005, 0.0], ids=["50ms", "5ms", "at-once"])
+def test_second_ctrl_c_sends_the_emergency_stop(gap: float) -> None:
+    # A second press close behind the first once landed inside the link's queue while the
+    # first was being handled ("release unlocked lock", or the link lost): both must stop.
     with SimulatedRig(3, seed=6) as sim:
-        status, err = interrupt_stream(sim, signal.SIGINT, second=0.05)
+        status, err = interrupt_stream(sim, signal.SIGINT, second=gap)
     assert status == 130, err
-    assert "emergency" in err and "Traceback" not in err
+    assert "emergency stop sent" in err and "emergency-stopped after" in err, err
+    assert "Traceback" not in err and "could not stop" not in err
     assert sim.firmware.state == "ESTOP"
 
 
