@@ -159,14 +159,15 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
     finally:
         os.write(write_end, _DONE)
         acting.join()
-        for stop in stops:
-            stop.join(_STOP_JOIN)
+        if done.presses <= 2:  # after a third, the person will not wait for a silent rig
+            for stop in stops:
+                stop.join(_STOP_JOIN)
         os.close(read_end)
         os.close(write_end)
 
 
-#: Seconds the block's end waits for a polite stop still under way (the rig is told within
-#: the turn in progress; this is a bound for a rig that stopped answering).
+#: Seconds the block's end waits for a polite stop still under way (a rig that answers has
+#: stopped within the turn in progress; this bounds the wait for one that went silent).
 _STOP_JOIN = 15.0
 
 
