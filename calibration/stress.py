@@ -25,8 +25,8 @@ from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.calibration.errors import OptionError
 
-__all__ = ["Lighting", "CONDITIONS", "render_scan", "illuminant_rgb", "random_scan", "one_lamp",
-           "solved_shots"]
+__all__ = ["Lighting", "CONDITIONS", "LAMPS", "render_scan", "illuminant_rgb", "random_scan",
+           "one_lamp", "under_lamp", "solved_shots"]
 
 # Kim et al.'s cubic fit of the Planckian locus in CIE xy (1667-25000 K).
 _X_FIT = ((-0.2661239e9, -0.2343589e6, 0.8776956e3, 0.179910),
@@ -201,6 +201,23 @@ def one_lamp(lighting: Lighting, seed: int) -> Lighting:
     if lighting.kelvin is not None:
         return lighting
     return replace(lighting, kelvin=random.Random(f"lamp {seed}").uniform(2700, 6500))
+
+
+#: The sweep's two lamps: every scan a lamp of its own ("own"), or one lamp fixed per seed ("one").
+LAMPS = ("own", "one")
+
+
+def under_lamp(lighting: Lighting, lamp: str, seed: int) -> Lighting:
+    """Return ``lighting`` for the scan ``seed`` under one of :data:`LAMPS`: as it is
+    (``"own"``: a condition with a random lamp draws the temperature with the scan) or with its
+    lamp fixed per seed (``"one"``, :func:`one_lamp`).
+
+    Raises:
+        OptionError: ``lamp`` is not one of :data:`LAMPS`.
+    """
+    if lamp not in LAMPS:
+        raise OptionError(f"unknown lamp {lamp!r}: one of {', '.join(LAMPS)}")
+    return lighting if lamp == "own" else one_lamp(lighting, seed)
 
 
 #: seeds of the solved cube's pictures sit this far from the scans' own seeds

@@ -90,15 +90,16 @@ def lamp_scans(size: int, name: str, first: int, cubes: int, twisted: bool = Fal
     rounded to whole levels; ``veil``: the lamp's light mixed into every sticker, as flare)."""
     from dataclasses import replace
 
-    from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
+    from cubebot.calibration.stress import CONDITIONS, random_scan, under_lamp
 
     lighting = CONDITIONS[name]
     if veil:
         lighting = replace(lighting, washout=lighting.washout + veil)
     for seed in range(first, first + cubes):
-        for lamp, light in (("its own lamp", lighting), ("one lamp", one_lamp(lighting, seed))):
-            truth, samples = random_scan(size, light, seed, twisted_corner=twisted)
-            yield lamp, seed, truth, np.round(samples) if whole_levels else samples
+        for lamp, named in (("own", "its own lamp"), ("one", "one lamp")):
+            truth, samples = random_scan(size, under_lamp(lighting, lamp, seed), seed,
+                                         twisted_corner=twisted)
+            yield named, seed, truth, np.round(samples) if whole_levels else samples
 
 
 def describe(verdict: object) -> str:

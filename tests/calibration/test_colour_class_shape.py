@@ -10,7 +10,8 @@ from cubebot.calibration.class_shape import (GLARE_COST, class_covariances, face
                                              glare_costs, log_volumes, own_class_without,
                                              squared_distances)
 from cubebot.calibration.classifier import ColourClassifier
-from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
+from cubebot.calibration.stress import CONDITIONS, random_scan
+from tests.calibration.tails import tail_scan
 
 #: linear colours of the six classes under a neutral lamp: white, red, green, yellow, orange, blue
 _COLOURS = np.array([[0.9, 0.9, 0.9], [0.5, 0.05, 0.05], [0.05, 0.4, 0.1],
@@ -209,10 +210,9 @@ def test_a_colour_no_sticker_is_read_as_costs_nothing_finite_as_glare() -> None:
     assert np.isinf(costs[2]) and np.isfinite(costs[4])
 
 
-@pytest.mark.parametrize("light, seed, refused", [("one lamp", 88, False),
-                                                  ("its own lamp", 5474, True)])
+@pytest.mark.parametrize("lamp, seed, refused", [("one", 88, False), ("own", 5474, True)])
 def test_a_glared_orange_at_the_ceiling_is_not_read_as_a_pale_red_with_confidence(
-        light: str, seed: int, refused: bool) -> None:
+        lamp: str, seed: int, refused: bool) -> None:
     # washed-out light (bench_colour_tail.py's sweeps): glare put an orange's red channel at the
     # ceiling and washed it towards white; the red class, stretched towards white, took it
     # cheaply while the oranges' clipped class looked tight, and with the cube's rules turning a
@@ -220,10 +220,7 @@ def test_a_glared_orange_at_the_ceiling_is_not_read_as_a_pale_red_with_confidenc
     # As a glare spot it may be orange, red or white: the cube is refused. Measured in the red
     # class as the reds without it shape it, the glared orange of 88 no longer fits red, and
     # 88 is read right
-    lighting = CONDITIONS["washed-out"]
-    if light == "one lamp":
-        lighting = one_lamp(lighting, seed)
-    truth, scan = random_scan(3, lighting, seed)
+    truth, scan = tail_scan("washed-out", lamp, seed)
     model = ColourClassifier(3, profile=False)
     if refused:
         with pytest.raises(DoubtfulStickersError):

@@ -30,6 +30,7 @@ from cubebot.calibration.stress import (CONDITIONS, one_lamp, random_scan, rende
 from cubebot.solver import Cube
 from cubebot.solver.geometry import sticker_name
 from cubebot.solver.notation import FACE_LETTERS
+from tests.calibration.tails import assert_refused_or_right, tail_scan
 
 
 @pytest.fixture(autouse=True)
@@ -247,8 +248,7 @@ def test_a_refusal_says_which_rival_leaves_the_stickers_in_doubt_and_by_how_much
     # message said "more than one real cube fits their colours (the runner-up is 13.6 cost
     # units behind; a reading needs 11)" for 2039, the whole scan's margin, which is not what
     # left these stickers in doubt
-    lighting = CONDITIONS["hard"] if lamp == "own" else one_lamp(CONDITIONS["hard"], seed)
-    truth, scan = random_scan(3, lighting, seed)
+    truth, scan = tail_scan("hard", lamp, seed)
     with pytest.raises(DoubtfulStickersError) as caught:
         ColourClassifier(3, profile=False).fit(scan)
     reason = caught.value.reason
@@ -344,20 +344,6 @@ def test_a_2x2_corner_twisted_where_its_colours_barely_show_it_is_not_read(seed:
         ColourClassifier(2, profile=False, confirm=False).fit(scan)
 
 
-def _assert_refused_or_right(light: str, lamp: str, seed: int) -> bool:
-    """Assert that the fresh-tail 3x3 ``seed`` (``light`` under its own lamp, "own", or one
-    lamp fixed per seed, "one") is refused or read as the cube shown; return whether it is
-    read."""
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    truth, scan = random_scan(3, lighting, seed)
-    try:
-        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
-    except DoubtfulStickersError:
-        return False
-    assert facelets == truth
-    return True
-
-
 @pytest.mark.parametrize("light, lamp, seed", [("washed-out", "one", 11248),
                                                ("washed-out", "own", 11066),
                                                ("washed-out", "one", 12089),
@@ -383,7 +369,7 @@ def test_a_wrong_3x3_fresh_seeds_held_is_refused_or_read_right(light: str, lamp:
     # the class it was read into towards itself. Measured in its class as the class's other
     # stickers shape it (class_shape.own_class_without), 13 are refused and 11248 and 32418
     # read right (a classifier refusing every scan would pass the rest)
-    read = _assert_refused_or_right(light, lamp, seed)
+    read = assert_refused_or_right(light, lamp, seed)
     assert read or seed not in (11248, 32418)
 
 
@@ -402,4 +388,4 @@ def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, la
     # 11131, but by only a few nats, where it reads right washed-out 3x3s as another cube by up
     # to 96 (README, the colour section). Once each is refused or read right, this passes and,
     # strict, fails: then drop the mark
-    _assert_refused_or_right(light, lamp, seed)
+    assert_refused_or_right(light, lamp, seed)

@@ -26,6 +26,7 @@ from cubebot.calibration.stress import CONDITIONS, one_lamp, random_scan
 from cubebot.solver import Cube
 from cubebot.solver.geometry import corner_facelets
 from cubebot.solver.notation import FACE_LETTERS
+from tests.calibration.tails import assert_refused_or_right, tail_scan
 
 SCHEME = load_scheme(None)
 REFLECTANCES = srgb_to_linear(SCHEME.rgb_array)  # U R F D L B: white red green yellow orange blue
@@ -43,15 +44,6 @@ def _refused(size: int, scan: np.ndarray, match: Optional[str] = None) -> Verdic
         model.fit(scan)
     verdict: Verdict = model.verdict_
     return verdict
-
-
-def _tail_scan(light: str, lamp: str, seed: int, twisted: bool = False,
-               size: int = 2) -> tuple[str, np.ndarray]:
-    """Return (truth, samples) of a cube of ``bench_colour_tail.py`` (a 2x2 unless ``size``):
-    ``light`` under its own lamp ("own") or under one lamp fixed per seed ("one");
-    ``twisted``: a corner turned in its socket (``--twisted``)."""
-    lighting = CONDITIONS[light] if lamp == "own" else one_lamp(CONDITIONS[light], seed)
-    return random_scan(size, lighting, seed, twisted_corner=twisted)
 
 
 def _misread(verdict: Verdict, truth: str) -> set[int]:
@@ -310,7 +302,7 @@ def test_a_twisted_2x2_the_rule_accepts_is_refused_when_the_light_reads_it_broke
     # a 2x2 with a corner twisted of bench_colour_tail.py --twisted (hard light under one lamp,
     # seed 8245) the rule alone accepted as a real cube, at 1.26 times the gap asked; the light
     # read the cube broken, 306 nats likelier than its own real reading
-    truth, scan = _tail_scan("hard", "one", 8245, twisted=True)
+    truth, scan = tail_scan("hard", "one", 8245, twisted=True, size=2)
     verdict = _refused(2, scan, match="the light a broken one")
     assert verdict.contradicted_broken and set(verdict.contradicted) == _misread(verdict, truth)
     monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong
@@ -323,7 +315,7 @@ def test_the_light_weighs_a_broken_reading_in_the_light_fitted_to_it(
     # them: the light fitted to its real reading alone found the real cube 2.8 nats likelier
     # and the scan was accepted as a real cube; fitted to its broken reading as well, the
     # broken cube leads by 355 nats
-    truth, scan = _tail_scan("hard", "one", 8245, twisted=True)
+    truth, scan = tail_scan("hard", "one", 8245, twisted=True, size=2)
     rounded = np.round(scan)
     verdict = _refused(2, rounded, match="the light a broken one")
     second = reflectance_reading(rounded, 2, verdict.labels, SCHEME)
@@ -363,7 +355,7 @@ def test_a_wrong_2x2_the_light_reads_alike_is_refused(light: str, lamp: str, see
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # five 2x2s of bench_colour_tail.py's ranges 6000-6499, 8000-8499 and 9000-9499 the light
     # read as the same wrong cube, sure of every sticker: a 2x2 has no confirmation now
-    truth, scan = _tail_scan(light, lamp, seed)
+    truth, scan = tail_scan(light, lamp, seed, size=2)
     verdict = _refused(2, scan)
     assert verdict.facelets != truth and not verdict.confirmed
     second = reflectance_reading(scan, 2, verdict.labels, SCHEME)
@@ -382,7 +374,7 @@ def test_a_twisted_3x3_read_as_real_before_is_not_accepted(light: str, lamp: str
     # stickers at 0.613 of the gap to a broken cube, 36165 accepted by the colour rule alone at
     # 1.26 of it. Measured in its class as the class's other stickers shape it, the broken
     # cube is the rival left in doubt
-    truth, scan = _tail_scan(light, lamp, seed, twisted=True, size=3)
+    truth, scan = tail_scan(light, lamp, seed, twisted=True)
     with pytest.raises((BrokenCubeError, DoubtfulStickersError)):
         ColourClassifier(3, profile=False).fit(scan)
 
@@ -409,7 +401,7 @@ def test_a_twisted_3x3_read_as_real_is_not_accepted(light: str, lamp: str, seed:
     # instead of 82) against two such cubes in the 23,200 3x3s with a corner twisted in every
     # one then (README, the colour section). Once each is refused or read right, this passes
     # and, strict, fails: then drop the mark
-    truth, scan = _tail_scan(light, lamp, seed, twisted=True, size=3)
+    truth, scan = tail_scan(light, lamp, seed, twisted=True)
     try:
         facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
     except (BrokenCubeError, DoubtfulStickersError):  # refused, or reported broken
@@ -443,12 +435,7 @@ def test_a_wrong_3x3_the_light_confirms_past_the_share_is_not_accepted(lamp: str
     # 0.79 (1.2 times 0.656) refuses it too, but read hard 73 and 77, hostile 5 and 4 instead of
     # 8 and 9: both cost more than 1 such wrong cube in 45,000 fresh harsh tail 3x3s. Once each
     # is refused or read right, this passes and, strict, fails: then drop the mark
-    truth, scan = _tail_scan("hard", lamp, seed, size=3)
-    try:
-        facelets = ColourClassifier(3, profile=False).fit(scan).facelets_
-    except DoubtfulStickersError:
-        return
-    assert facelets == truth
+    assert_refused_or_right("hard", lamp, seed)
 
 
 @pytest.mark.parametrize("lamp, seed, doubted", [("one", 2007, [12, 16])])
@@ -460,8 +447,7 @@ def test_a_glared_sticker_whose_every_rival_reads_a_confirmed_one_otherwise_is_r
     # real cube that reads either of them otherwise also reads a confirmed sticker otherwise
     # (no real cube differs at those two alone), so it is a rival the light read against, and
     # needs only the confirmed share
-    lighting = CONDITIONS["hard"] if lamp == "own" else one_lamp(CONDITIONS["hard"], seed)
-    truth, scan = random_scan(3, lighting, seed)
+    truth, scan = tail_scan("hard", lamp, seed)
     searched: dict[int, Optional[float]] = {}
 
     def spy(cost: np.ndarray, labels: np.ndarray, sticker: int, held: np.ndarray,
@@ -490,7 +476,7 @@ def test_a_wrong_2x2_both_readers_agree_on_is_not_accepted_wrong() -> None:
     # the same wrong cube, 98 nats or more sure of every sticker. Nothing here refuses it yet
     # (README, the colour section); once it is refused or read right, this passes and, strict,
     # fails: then drop the mark
-    truth, scan = _tail_scan("hostile", "own", 10409)
+    truth, scan = tail_scan("hostile", "own", 10409, size=2)
     try:
         facelets = ColourClassifier(2, profile=False).fit(scan).facelets_
     except DoubtfulStickersError:
@@ -513,7 +499,7 @@ def test_a_fresh_wrong_2x2_the_rule_accepts_is_not_accepted(light: str, lamp: st
     # 1.04, 1.06, 1.06, 1.32, 1.42 and 1.02 times the gap asked, the light not reading another
     # cube past its veto (7 wrong in the 56,800 2x2 tail scans, README, the colour section).
     # Once each is refused or read right, this passes and, strict, fails: then drop the mark
-    truth, scan = _tail_scan(light, lamp, seed)
+    truth, scan = tail_scan(light, lamp, seed, size=2)
     try:
         facelets = ColourClassifier(2, profile=False).fit(scan).facelets_
     except DoubtfulStickersError:
@@ -527,7 +513,7 @@ def test_a_wrong_2x2_the_rule_accepts_is_refused_when_the_light_reads_another_cu
     # two 2x2s of bench_colour_tail.py's range 5000-5499 the rule alone accepted wrong (at 1.08
     # and 1.24 times the gap asked); the light read another real cube, sure past 250 nats on
     # stickers the colours misread (in 5131 it read the truth there, in 5115 a third cube)
-    truth, scan = _tail_scan(light, lamp, seed)
+    truth, scan = tail_scan(light, lamp, seed, size=2)
     verdict = _refused(2, scan, match="the light another")
     assert set(verdict.contradicted) & _misread(verdict, truth)
     monkeypatch.setitem(CONTRADICTING_GAP, 2, np.inf)  # without the veto: accepted, wrong

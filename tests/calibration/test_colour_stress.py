@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from cubebot.calibration import DoubtfulStickersError, classify
 from cubebot.calibration.colour_space import srgb_to_lab
-from cubebot.calibration.stress import CONDITIONS, Lighting, illuminant_rgb, random_scan, render_scan
+from cubebot.calibration.errors import OptionError
+from cubebot.calibration.stress import (CONDITIONS, Lighting, illuminant_rgb, one_lamp,
+                                        random_scan, render_scan, under_lamp)
 from cubebot.solver import Cube
 
 
@@ -93,3 +95,14 @@ def test_output_is_always_a_real_cube_or_a_named_doubt(size: int, seed: int, kel
         assert err.stickers
         return
     assert Cube(result.facelets, size=size).facelets == result.facelets
+
+
+def test_a_scan_under_one_lamp_keeps_its_lamp_for_the_seed_and_its_own_lamp_draws_one() -> None:
+    hard = CONDITIONS["hard"]
+    assert under_lamp(hard, "own", 7) is hard and hard.kelvin is None  # drawn with each scan
+    fixed = under_lamp(hard, "one", 7)
+    assert fixed == one_lamp(hard, 7) and fixed.kelvin is not None
+    assert under_lamp(hard, "one", 8).kelvin != fixed.kelvin  # a room of its own per seed
+    with pytest.raises(OptionError, match="unknown lamp 'two': one of own, one"):
+        under_lamp(hard, "two", 7)
+
