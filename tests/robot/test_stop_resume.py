@@ -94,10 +94,11 @@ def test_interrupted_stream_stops_the_rig_and_resume_finishes_exactly(
         assert [m for slot in sim.executed for m in slot.moves] == list(random_moves(40, seed=5))
 
 
-@pytest.mark.parametrize("gap", [0.05, 0.005, 0.0], ids=["50ms", "5ms", "at-once"])
+@pytest.mark.parametrize("gap", [0.05, 0.005, 0.001], ids=["50ms", "5ms", "1ms"])
 def test_second_ctrl_c_sends_the_emergency_stop(gap: float) -> None:
     # A second press close behind the first once landed inside the link's queue while the
     # first was being handled ("release unlocked lock", or the link lost): both must stop.
+    # (Sent at once, the two can merge into one signal before the process runs: one press.)
     with SimulatedRig(3, seed=6) as sim:
         status, err = interrupt_stream(sim, signal.SIGINT, second=gap)
     assert status == 130, err
