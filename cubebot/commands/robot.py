@@ -139,9 +139,8 @@ def _stream(args: argparse.Namespace) -> int:
                     report = rig.stream(moves, progress=progress)
         except (RigStoppedError, EmergencyStopError) as stop:
             # stopped by Ctrl-C, the rig's own button or `cubebot stop` from elsewhere
-            estopped = isinstance(stop, EmergencyStopError) or interrupts.estopped
             try:
-                status = rig.job_after_estop() if estopped else rig.job()
+                status, estopped = interrupts.stopped_job(rig, stop)
             except RobotError as err:
                 print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr)
                 return EXIT_STOPPED

@@ -24,7 +24,7 @@ import threading
 from types import FrameType
 from typing import Callable, Iterator, Optional
 
-from cubebot.robot import EmergencyStopError, JobStatus, Rig, RobotError
+from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigFault, RobotError
 
 __all__ = ["EXIT_STOPPED", "RigInterrupts", "interrupts_raise", "interrupts_stop_rig",
            "stop_rig", "stopped_message", "report_unreachable"]
@@ -87,6 +87,18 @@ class RigInterrupts:
     estopped: bool = False
     error: Optional[RobotError] = None
 
+    def stopped_job(self, rig: Rig, ended: RigFault) -> tuple[JobStatus, bool]:
+        """Return the rig's job after a stream in the block ended stopped (``ended``: its
+        :class:`RigStoppedError` or :class:`EmergencyStopError`), and whether it was
+        emergency-stopped: by the rig's own button, ``cubebot stop --estop``, or the second
+        press here.
+
+        Raises:
+            RobotError: the rig does not answer.
+        """
+        estopped = isinstance(ended, EmergencyStopError) or self.estopped
+        return (rig.job_after_estop() if estopped else rig.job()), estopped
+
 
 #: The bytes the signal handler writes for the thread that stops the rig.
 _STOP, _ESTOP, _DONE = b"s", b"e", b"q"
@@ -125,8 +137,8 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
     def stop_politely() -> None:
         try:
             rig.stop()
-        except EmergencyStopError:
-            pass  # the second press came first: the emergency stop is told apart
+        except EmergencyStopError:  # the second press came first: that is what is told
+            log.info("the stop after the turn gave way to the emergency stop")
         except RobotError as err:
             done.error = done.error or err
             log.warning("could not stop the rig: %s", err)

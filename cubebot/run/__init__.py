@@ -41,7 +41,8 @@ from cubebot.run.steps import STEPS, RunContext, Step, rig_cube, write_pictures
 
 __all__ = [
     "RunOptions", "Confirm", "RunContext", "Step", "STEPS", "run_rig", "run_demo", "run_step",
-    "StopRig", "InterruptGuard", "RunReport", "ScanRecord", "ScanSource", "StepRecord", "Listener", "LogListener",
+    "StopRig", "InterruptGuard", "RunReport", "ScanRecord", "ScanSource", "StepRecord",
+    "Listener", "LogListener",
     "solve_for_rig", "scan", "rig_cube", "write_pictures", "Demo", "RigCubeCamera", "RunError",
     "RunStopped", "NotSolvedError",
 ]

@@ -9,7 +9,8 @@ import sys
 import time
 from typing import Callable, ContextManager, Optional, Protocol
 
-from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigModel, RigStoppedError
+from cubebot.robot import (EmergencyStopError, JobStatus, Rig, RigFault, RigModel,
+                           RigStoppedError)
 from cubebot.run.demo import Demo
 from cubebot.run.errors import NotSolvedError, RunStopped
 from cubebot.run.options import RunOptions
@@ -26,10 +27,14 @@ StopRig = Callable[[Rig], tuple[JobStatus, bool]]
 
 class Interrupts(Protocol):
     """What the person's interrupts did while a step moved the rig: how many there were, and
-    whether the emergency stop was sent."""
+    the rig's job once the step ended stopped (see
+    :meth:`cubebot.commands.stopping.RigInterrupts.stopped_job`)."""
 
     presses: int
-    estopped: bool
+
+    def stopped_job(self, rig: Rig, ended: RigFault) -> tuple[JobStatus, bool]:
+        """Return the rig's job after the step ended with ``ended``, and whether it was
+        emergency-stopped."""
 
 
 #: Runs a step that moves the rig with interrupts turned into stopping it from elsewhere (the
@@ -127,8 +132,7 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
             except (RigStoppedError, EmergencyStopError) as ended:
                 if interrupts is None or interrupts.presses == 0:
                     raise  # stopped from elsewhere (`cubebot stop`, the rig's button)
-                estopped = isinstance(ended, EmergencyStopError) or interrupts.estopped
-                status = connection.job_after_estop() if estopped else connection.job()
+                status, estopped = interrupts.stopped_job(connection, ended)
                 raise _stopped(ctx, status, estopped) from None
     report = ctx.report
     if report.checked and not report.solved:
