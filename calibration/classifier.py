@@ -293,43 +293,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         previous: Optional[np.ndarray] = None
         covariances: Optional[np.ndarray] = None
         for iteration in range(1, self.max_iter + 1):
-            if covariances is None:
-                distance = (((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1)
-                            / scale ** 2)
-                volume = np.zeros(6)
-            else:
-                distance = squared_distances(features, refs, covariances)
-                volume = log_volumes(covariances, scale)
-            # a sticker the sampler saw as blotchy says less of its class, its class's size
-            # included: a tight class must not pull in a glare edge by its size alone
-            cost = ((0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :])
-                    * trust[:, None])
-            if covariances is not None and labels is not None:
-                # each sticker is priced in its own class as the class's other stickers shape
-                # it (class_shape.own_class_without): a misread sticker (a glare spot washed
-                # near white read as white, a white read as red) stretched the class it was
-                # read into towards itself and so paid less there. Of the 15 wrong washed-out
-                # 3x3s the fresh tails held (bench_colour_tail.py) 13 are refused with it and 2
-                # read right; seeds 2000-2099 read hard 87 instead of 84 (README, the colour
-                # section)
-                own, own_volume = own_class_without(features, labels, refs, trust, scale,
-                                                    dof=_DOF, floor=_CLASS_FLOOR)
-                rows = np.arange(len(labels))
-                distance = distance.copy()
-                distance[rows, labels] = own
-                cost[rows, labels] = ((0.5 * (_DOF + 3) * np.log1p(own / _DOF) + own_volume)
-                                      * trust)
-                # ... and a sticker far from every class costs the same in each, however
-                # tight (see _OUTLIER_COST); round classes share one scatter and need no bound.
-                # A sticker may also be a glare spot of any colour whose wash by the lamp
-                # reaches it (class_shape.glare_costs). Priced so on a face-on 2x2 too, hard
-                # light read 80 of 100 2x2s instead of 76 (seeds 2000-2099), but the reading by
-                # the light then confirmed a wrong hard 2x2 at 0.88 of its gap to rival cubes
-                # (bench_colour_tail.py, seed 4094; a 2x2 has no confirmation now), and the
-                # rule alone stood 1.2-1.4 times past the gap of some wrong 2x2s (a hostile
-                # one, twisted ones): a 2x2 keeps its round model
-                cost = -np.logaddexp(-cost, -_OUTLIER_COST)
-                cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
+            distance, cost = self._costs(features, refs, covariances, scale, labels, lit,
+                                         trust, clipped)
             reading, renamed = self._read(cost)
             if renamed is not None and renamed.gap < 0:
                 # the colour groups sit cheaper on other faces (see _read): each face's colour
@@ -343,18 +308,8 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             previous, labels = labels, reading[0]
-            # the face gains first, then the references in the light those gains correct
-            gains = face_gains(balanced, labels, faces_of)
-            lit = balanced / gains[faces_of]
-            if self.shading and self.size == 3:
-                lit = lit / face_shading(lit, labels, self.size)[:, None]
-            features = self._features(lit)
-            refs, scale = self._references(features, labels, scale, trust)
-            if self._full_shape():
-                d2 = ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2
-                covariances = class_covariances(features, labels, refs,
-                                                trust / (1.0 + d2 / _DOF), scale,
-                                                floor=_CLASS_FLOOR)
+            gains, lit, features, refs, scale, covariances = self._model(
+                balanced, labels, faces_of, scale, trust)
         else:
             if covariances is not None and previous is not None:
                 # no pass read what the one before it read. Priced in their classes without
@@ -367,6 +322,73 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 last = replace(last, margin=0.0 if unsettled.any() else last.margin,
                                sticker_margin=np.where(unsettled, 0.0, last.sticker_margin))
         return last
+
+    def _costs(self, features: np.ndarray, refs: np.ndarray, covariances: Optional[np.ndarray],
+               scale: float, labels: Optional[np.ndarray], lit: np.ndarray, trust: np.ndarray,
+               clipped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return (n, 6) each sticker's squared distance (in scatters) to each class and its
+        robust cost there, under the classes ``refs`` and ``covariances`` (None: round, of
+        ``scale``) that the reading ``labels`` shaped (None before the first reading)."""
+        if covariances is None:
+            distance = (((features[:, None, :] - refs[None, :, :]) ** 2).sum(axis=-1)
+                        / scale ** 2)
+            volume = np.zeros(6)
+        else:
+            distance = squared_distances(features, refs, covariances)
+            volume = log_volumes(covariances, scale)
+        # a sticker the sampler saw as blotchy says less of its class, its class's size
+        # included: a tight class must not pull in a glare edge by its size alone
+        cost = ((0.5 * (_DOF + 3) * np.log1p(distance / _DOF) + volume[None, :])
+                * trust[:, None])
+        if covariances is not None and labels is not None:
+            # each sticker is priced in its own class as the class's other stickers shape
+            # it (class_shape.own_class_without): a misread sticker (a glare spot washed
+            # near white read as white, a white read as red) stretched the class it was
+            # read into towards itself and so paid less there. Of the 15 wrong washed-out
+            # 3x3s the fresh tails held (bench_colour_tail.py) 13 are refused with it and 2
+            # read right; seeds 2000-2099 read hard 87 instead of 84 (README, the colour
+            # section)
+            own, own_volume = own_class_without(features, labels, refs, trust, scale,
+                                                dof=_DOF, floor=_CLASS_FLOOR)
+            rows = np.arange(len(labels))
+            distance = distance.copy()
+            distance[rows, labels] = own
+            cost[rows, labels] = ((0.5 * (_DOF + 3) * np.log1p(own / _DOF) + own_volume)
+                                  * trust)
+            # ... and a sticker far from every class costs the same in each, however
+            # tight (see _OUTLIER_COST); round classes share one scatter and need no bound.
+            # A sticker may also be a glare spot of any colour whose wash by the lamp
+            # reaches it (class_shape.glare_costs). Priced so on a face-on 2x2 too, hard
+            # light read 80 of 100 2x2s instead of 76 (seeds 2000-2099), but the reading by
+            # the light then confirmed a wrong hard 2x2 at 0.88 of its gap to rival cubes
+            # (bench_colour_tail.py, seed 4094; a 2x2 has no confirmation now), and the
+            # rule alone stood 1.2-1.4 times past the gap of some wrong 2x2s (a hostile
+            # one, twisted ones): a 2x2 keeps its round model
+            cost = -np.logaddexp(-cost, -_OUTLIER_COST)
+            cost = -np.logaddexp(-cost, -glare_costs(lit, labels, clipped))
+        return distance, cost
+
+    def _model(self, balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray,
+               scale: float, trust: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                         np.ndarray, float,
+                                                         Optional[np.ndarray]]:
+        """Return the light and the classes the reading ``labels`` shapes: the face gains, the
+        stickers in that light (linear and as features), the references, the scatter and
+        (full model) each class's covariance; ``scale`` is the scatter the last pass had."""
+        # the face gains first, then the references in the light those gains correct
+        gains = face_gains(balanced, labels, faces_of)
+        lit = balanced / gains[faces_of]
+        if self.shading and self.size == 3:
+            lit = lit / face_shading(lit, labels, self.size)[:, None]
+        features = self._features(lit)
+        refs, scale = self._references(features, labels, scale, trust)
+        covariances = None
+        if self._full_shape():
+            d2 = ((features - refs[labels]) ** 2).sum(axis=1) / scale ** 2
+            covariances = class_covariances(features, labels, refs,
+                                            trust / (1.0 + d2 / _DOF), scale,
+                                            floor=_CLASS_FLOOR)
+        return gains, lit, features, refs, scale, covariances
 
     def _likeliest_start(self, first: "_Pass", balanced: np.ndarray, features: np.ndarray,
                          trust: np.ndarray, faces_of: np.ndarray, clipped: np.ndarray,
