@@ -106,8 +106,8 @@ def _demo(args: argparse.Namespace) -> int:
             report = run_demo(demo, options, listener=listener, guard=interrupts_stop_rig)
     except RunStopped as stopped:
         # the simulated rig goes with this process: there is nothing to resume
-        print(stopped_message(stopped.status, stopped.estopped, "cubebot demo"),
-              file=sys.stderr)
+        print(stopped_message(stopped.status, stopped.estopped, "cubebot demo", stopped.unit,
+                              scanning=stopped.step == "scan"), file=sys.stderr)
         return EXIT_STOPPED
     return _finish(report, args)
 
@@ -160,9 +160,13 @@ def _run(args: argparse.Namespace) -> int:
             report = run_rig(camera, args.port, options, rig=args.rig, listener=listener,
                              stop=stop_rig, guard=interrupts_stop_rig, backend=args.backend)
     except RunStopped as stopped:
-        resume = (f"cubebot stream {shlex.quote(stopped.moves)} --port "
+        scanning = stopped.step == "scan"
+        resume = (f"cubebot run --port {shlex.quote(args.port)} (with this run's options)"
+                  if scanning else
+                  f"cubebot stream {shlex.quote(stopped.moves)} --port "
                   f"{shlex.quote(args.port)} --resume")
-        print(stopped_message(stopped.status, stopped.estopped, resume), file=sys.stderr)
+        print(stopped_message(stopped.status, stopped.estopped, resume, stopped.unit,
+                              scanning=scanning), file=sys.stderr)
         return EXIT_STOPPED
     return _finish(report, args)
 

@@ -205,14 +205,22 @@ def stop_rig(rig: Rig) -> tuple[JobStatus, bool]:
     return status, False
 
 
-def stopped_message(status: JobStatus, estopped: bool, resume: str, unit: str = "moves") -> str:
+def stopped_message(status: JobStatus, estopped: bool, resume: str, unit: str = "moves", *,
+                    scanning: bool = False) -> str:
     """Return the lines telling how far the rig got and how to go on (``resume``: a command;
-    ``unit``: what the job counts, ``"moves"`` or an action rig's ``"actions"``)."""
+    ``unit``: what the job counts, ``"moves"`` or an action rig's ``"actions"``; ``scanning``:
+    the rig was turning the cube to scan it, so nothing of a solution was made and
+    ``resume`` scans it again)."""
+    during = " while turning the cube to scan it" if scanning else ""
     if estopped:
         out = (" a layer may be half-turned: straighten it by hand and re-scan the cube"
                if status.out_of_line else "")
-        return (f"emergency-stopped after {status.done} of {status.total} {unit};{out}\n"
-                "clear the rig with `cubebot stop --port PORT --clear` before it moves again")
+        return (f"emergency-stopped{during} after {status.done} of {status.total} {unit};"
+                f"{out}\nclear the rig with `cubebot stop --port PORT --clear` before it moves "
+                "again")
+    if scanning:
+        return (f"stopped{during} after {status.done} of {status.total} {unit}; nothing of "
+                f"the solution was made\nscan the cube again with: {resume}")
     return (f"stopped after {status.done} of {status.total} {unit}\n"
             f"resume with: {resume}")
 

@@ -19,14 +19,24 @@ class RunStopped(RunError):
     """Ctrl-C (or SIGTERM, or the dashboard's Stop) stopped the run while the rig moved.
 
     ``status`` is the rig's job as it reported it after stopping, ``estopped`` whether it was
-    emergency-stopped, ``moves`` the solution it was making (to resume it).
+    emergency-stopped, ``moves`` the solution it was making (to resume it; empty before the
+    solve), ``step`` the run's step that was moving the rig ("stream", or "scan" while the rig
+    turned the cube to look at it) and ``unit`` what the job counts ("moves" or "actions").
     """
 
-    def __init__(self, status: JobStatus, estopped: bool, moves: str) -> None:
-        super().__init__(f"stopped after {status.done} of {status.total} moves")
+    def __init__(self, status: JobStatus, estopped: bool, moves: str, *,
+                 step: str = "stream", unit: str = "moves") -> None:
+        during = "" if step == "stream" else f" while it {_DOING.get(step, step)}"
+        super().__init__(f"stopped{during} after {status.done} of {status.total} {unit}")
         self.status = status
         self.estopped = estopped
         self.moves = moves
+        self.step = step
+        self.unit = unit
+
+
+#: what the rig was doing in a step other than the stream, for the stop's message
+_DOING = {"scan": "turned the cube to scan it"}
 
 
 class NotSolvedError(RunError):

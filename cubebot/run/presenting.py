@@ -11,8 +11,10 @@ then the one read with the scan's layer turns made, sitting as the plan says.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
+from typing import Callable, ContextManager
 
 import numpy as np
 
@@ -64,18 +66,21 @@ class _Samples:
         self.unread: dict[int, GridNotFoundError] = {}
 
     def follow(self, rig: Rig, camera: Camera, sees: str, plan: ScanPlan,
-               anew: set[int] | None = None) -> None:
+               anew: set[int] | None = None,
+               moving: Callable[[], ContextManager[object]] = contextlib.nullcontext) -> None:
         """Make the plan's actions, look at each of its looks and keep the samples.
 
         Without ``anew`` each sticker keeps its least blotchy sample (the smallest spread);
         stickers in ``anew`` (read in doubt before) take their sample from the new place.
+        Each stream of actions runs in a block of ``moving`` (see :func:`scan_by_rig`).
 
         Raises:
             robot.RobotError: the rig failed while turning the cube over.
         """
         for look in plan.looks:
             if look.actions:
-                rig.stream_actions([str(a) for a in look.actions])
+                with moving():
+                    rig.stream_actions([str(a) for a in look.actions])
             frame = camera.read_face(sees)
             name = f"look-{len(self.frames) + 1}"
             self.frames[name] = frame
@@ -95,7 +100,8 @@ class _Samples:
                     if fresh and anew is not None:
                         anew.discard(sticker)
         if plan.finish:
-            rig.stream_actions([str(a) for a in plan.finish])
+            with moving():
+                rig.stream_actions([str(a) for a in plan.finish])
 
     def view_scan(self) -> ViewScan:
         """Return the samples as the multi-view classifier takes them."""
@@ -103,7 +109,9 @@ class _Samples:
 
 
 def scan_by_rig(rig: Rig, model: RigModel, camera: Camera, size: int, *,
-                profile: ProfileLike = None, extra_looks: int = 2) -> PresentedScan:
+                profile: ProfileLike = None, extra_looks: int = 2,
+                moving: Callable[[], ContextManager[object]] = contextlib.nullcontext
+                ) -> PresentedScan:
     """Return the cube read by showing it to ``camera`` with the rig's own actions.
 
     A lamp beside a fixed camera lights every look alike, so a sticker in glare or shadow at
@@ -112,7 +120,9 @@ def scan_by_rig(rig: Rig, model: RigModel, camera: Camera, size: int, *,
     stickers in question at places of the picture they were not seen at
     (:func:`~cubebot.robot.actions.scanning.plan_look_again`), takes their colours from there
     and reads the whole cube anew under the same rule. The cube read is the one the rig held
-    when the scan began; :attr:`PresentedScan.cube_after` is the one it holds now.
+    when the scan began; :attr:`PresentedScan.cube_after` is the one it holds now. Each stream
+    of the rig's actions runs in a block of ``moving`` (a run's
+    :class:`~cubebot.run.motion.RigMotion`: Ctrl-C there stops the rig).
 
     Raises:
         robot.RobotError: the rig failed while turning the cube over.
@@ -123,7 +133,7 @@ def scan_by_rig(rig: Rig, model: RigModel, camera: Camera, size: int, *,
     plan = plan_scan(model, size)
     sees = plan_camera(model)
     samples = _Samples(size)
-    samples.follow(rig, camera, sees, plan)
+    samples.follow(rig, camera, sees, plan, moving=moving)
     plans = [plan]
     reading: CubeReading | None = None
     while reading is None:
@@ -145,7 +155,7 @@ def scan_by_rig(rig: Rig, model: RigModel, camera: Camera, size: int, *,
             raise doubt
         log.info("in doubt about %d sticker(s): looking again at other places (%d looks)",
                  len(stickers), len(again.looks))
-        samples.follow(rig, camera, sees, again, anew=set(stickers))
+        samples.follow(rig, camera, sees, again, anew=set(stickers), moving=moving)
         plans.append(again)
     classification = Classification(reading.facelets, reading.confidence, reading.margin,
                                     reading.overruled)

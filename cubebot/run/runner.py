@@ -7,12 +7,13 @@ import contextlib
 import dataclasses
 import sys
 import time
-from typing import Callable, ContextManager, Optional, Protocol
+from typing import Callable
 
 from cubebot.robot import (EmergencyStopError, JobStatus, Rig, RigFault, RigModel,
                            RigStoppedError)
 from cubebot.run.demo import Demo
 from cubebot.run.errors import NotSolvedError, RunStopped
+from cubebot.run.motion import InterruptGuard, Interrupts, RigMotion
 from cubebot.run.options import RunOptions
 from cubebot.run.report import Listener, LogListener, RunReport, StepRecord
 from cubebot.run.steps import STEPS, RunContext, Step
@@ -23,24 +24,6 @@ __all__ = ["run_step", "run_rig", "run_demo", "StopRig", "Interrupts", "Interrup
 
 #: Stops a rig after an interrupt: returns its job and whether it was emergency-stopped.
 StopRig = Callable[[Rig], tuple[JobStatus, bool]]
-
-
-class Interrupts(Protocol):
-    """What the person's interrupts did while a step moved the rig: how many there were, and
-    the rig's job once the step ended stopped (see
-    :meth:`cubebot.commands.stopping.RigInterrupts.stopped_job`)."""
-
-    presses: int
-
-    def stopped_job(self, rig: Rig, ended: RigFault) -> tuple[JobStatus, bool]:
-        """Return the rig's job after the step ended with ``ended``, and whether it was
-        emergency-stopped."""
-
-
-#: Runs a step that moves the rig with interrupts turned into stopping it from elsewhere (the
-#: step then ends with RigStoppedError or EmergencyStopError), yielding what they did; see
-#: :func:`cubebot.commands.stopping.interrupts_stop_rig`.
-InterruptGuard = Callable[[Rig], ContextManager[Interrupts]]
 
 
 def _stop_politely(rig: Rig) -> tuple[JobStatus, bool]:
@@ -97,10 +80,12 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
         vision.ScanError: stickers to re-shoot; robot.RigResetError: re-scan the cube;
         robot.RigConnectionError: the port is missing or was unplugged;
         robot.UnplannableMoveError: the rig lacks a motor the solution needs (nothing moved).
-        RunStopped: interrupted while the rig moved, and the error says how far it got. With
-            ``guard`` the steps that move the rig run inside it, and the interrupt stops the
-            rig from there; without, a KeyboardInterrupt ends the step and ``stop`` stops the
-            rig. Interrupted before, KeyboardInterrupt.
+        RunStopped: interrupted while the rig moved (streaming the solution, or turning the
+            cube while it scanned it), and the error says how far it got. With ``guard``
+            every block that moves the rig runs inside it (:class:`~cubebot.run.motion.
+            RigMotion`), and the interrupt stops the rig from there; without, a
+            KeyboardInterrupt ends the block and ``stop`` stops the rig. Interrupted while the
+            rig is still, KeyboardInterrupt.
     """
     with contextlib.ExitStack() as stack:
         connection = stack.enter_context(Rig(port, model=rig))
@@ -111,39 +96,39 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
             views = model.cameras.views
             rig_cameras = stack.enter_context(
                 open_rig_cameras(views, [v.source for v in views], backend))
+        motion = RigMotion(connection, guard)
         ctx = RunContext(options, camera, connection, model, size,
                          RunReport(size, truth=options.truth),
-                         listener or LogListener(), rig_cameras)
+                         listener or LogListener(), rig_cameras, motion)
         for step in steps:
             if not step.wanted(options):
                 continue
-            interrupts: Optional[Interrupts] = None
             try:
-                if guard is None or not step.moves_rig:
-                    run_step(ctx, step)
-                    continue
-                with guard(connection) as interrupts:
-                    run_step(ctx, step)
+                run_step(ctx, step)
             except KeyboardInterrupt:
-                if not step.moves_rig or interrupts is not None:
+                if not motion.ended_in_motion() or guard is not None:
                     raise  # the rig is still, or the guard gave up on a rig that did not answer
                 status, estopped = stop(connection)
-                raise _stopped(ctx, status, estopped) from None
+                raise _stopped(ctx, step, status, estopped) from None
             except (RigStoppedError, EmergencyStopError) as ended:
+                motion.ended_in_motion()
+                interrupts = motion.interrupts
                 if interrupts is None or interrupts.presses == 0:
                     raise  # stopped from elsewhere (`cubebot stop`, the rig's button)
                 status, estopped = interrupts.stopped_job(connection, ended)
-                raise _stopped(ctx, status, estopped) from None
+                raise _stopped(ctx, step, status, estopped) from None
     report = ctx.report
     if report.checked and not report.solved:
         raise NotSolvedError(report)
     return report
 
 
-def _stopped(ctx: RunContext, status: JobStatus, estopped: bool) -> RunStopped:
-    """Return the error of a run the person stopped, with the solution it was making."""
+def _stopped(ctx: RunContext, step: Step, status: JobStatus, estopped: bool) -> RunStopped:
+    """Return the error of a run the person stopped in ``step``, with the solution it was
+    making."""
     solution = ctx.report.solution
-    return RunStopped(status, estopped, str(solution) if solution is not None else "")
+    return RunStopped(status, estopped, str(solution) if solution is not None else "",
+                      step=step.name, unit="actions" if ctx.model.is_action_rig else "moves")
 
 
 def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,

@@ -13,10 +13,11 @@ run's options is left out of that run.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, ContextManager, TypeVar
 
 from cubebot.render import summary_image, write_image, write_net_png
 from cubebot.robot import ProtocolError, Rig, RigModel, rig_time
@@ -47,7 +48,9 @@ _T = TypeVar("_T")
 class RunContext:
     """What every step of one run reads: its options, the camera (a person presents faces to
     it) or the rig's own cameras (they see the cube where it is held), the open rig and its
-    model, the cube's size, who is watching, and the report the steps fill."""
+    model, the cube's size, who is watching, the report the steps fill, and ``motion``, the
+    block every call that moves the rig runs in (:class:`~cubebot.run.motion.RigMotion`:
+    Ctrl-C there stops the rig)."""
 
     options: RunOptions
     camera: Camera | None
@@ -57,6 +60,7 @@ class RunContext:
     report: RunReport
     listener: Listener = field(default_factory=LogListener)
     rig_cameras: RigCameraSet | None = None
+    motion: Callable[[], ContextManager[object]] = contextlib.nullcontext
 
 
 def _earlier(value: _T | None, what: str, step: str) -> _T:
@@ -107,7 +111,7 @@ def _scan(ctx: RunContext) -> str:
     options, report = ctx.options, ctx.report
     if ctx.model.is_action_rig:
         presented = scan_by_rig(ctx.rig, ctx.model, _camera(ctx), ctx.size,
-                                profile=options.profile)
+                                profile=options.profile, moving=ctx.motion)
         record = presented.record
         report.rig_cube = presented.cube_after
         report.rig_orientation = presented.orientation.faces
@@ -144,7 +148,8 @@ def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
             raise RunError(f"{missed}; nothing was moved")
 
     def turn(move: Move) -> None:
-        ctx.rig.stream([move])
+        with ctx.motion():
+            ctx.rig.stream([move])
 
     return scan_with_rig_cameras(cameras, ctx.size, profile=ctx.options.profile, turn=turn,
                                  faces=ctx.model.faces)
@@ -199,13 +204,14 @@ def _confirm(ctx: RunContext) -> str:
 
 
 def _stream(ctx: RunContext) -> str:
-    if ctx.report.actions is not None:
-        report = ctx.report.stream = ctx.rig.stream_actions(
-            ctx.report.actions, progress=ctx.listener.streaming,
-            seconds=ctx.report.robot_time or 0.0)
-        return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
-    report = ctx.report.stream = ctx.rig.stream(_solution(ctx).moves,
-                                                progress=ctx.listener.streaming)
+    with ctx.motion():
+        if ctx.report.actions is not None:
+            report = ctx.report.stream = ctx.rig.stream_actions(
+                ctx.report.actions, progress=ctx.listener.streaming,
+                seconds=ctx.report.robot_time or 0.0)
+        else:
+            report = ctx.report.stream = ctx.rig.stream(_solution(ctx).moves,
+                                                        progress=ctx.listener.streaming)
     return f"sent {report.sent}, retransmits {report.retransmits}, {report.seconds:.2f}s"
 
 
@@ -275,14 +281,13 @@ def _always(options: RunOptions) -> bool:
 @dataclass(frozen=True)
 class Step:
     """One row of the table: the step's name, what it is about to do, the doing (returns a
-    line about its result), whether a run with given options has it, and whether the rig
-    turns during it (an interrupt from then on stops the rig)."""
+    line about its result), and whether a run with given options has it. A step that moves
+    the rig does so in blocks of :attr:`RunContext.motion`."""
 
     name: str
     about: Callable[[RunContext], str]
     act: Callable[[RunContext], str]
     wanted: Callable[[RunOptions], bool] = _always
-    moves_rig: bool = False
 
 
 def _scan_about(ctx: RunContext) -> str:
@@ -310,7 +315,7 @@ def _stream_about(ctx: RunContext) -> str:
     return f"{len(_solution(ctx).moves)} moves{made} to {ctx.rig.url}"
 
 
-STREAM = Step("stream", _stream_about, _stream, moves_rig=True)
+STREAM = Step("stream", _stream_about, _stream)
 VERIFY = Step("verify", lambda ctx: "reading the rig's cube"
               + (" and scanning it again" if ctx.options.rescan and not ctx.model.is_action_rig
                  else ""), _verify)
