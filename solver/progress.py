@@ -8,7 +8,7 @@ import time
 from types import TracebackType
 from typing import Optional, TextIO
 
-__all__ = ["Progress", "SearchProgress"]
+__all__ = ["Progress", "SearchProgress", "break_status_line"]
 
 log = logging.getLogger(__name__)
 
@@ -16,11 +16,15 @@ log = logging.getLogger(__name__)
 class _StatusLine:
     """A line redrawn in place on a terminal, at most ten times a second; nothing elsewhere."""
 
+    #: the line being redrawn in place now, if any (see :func:`break_status_line`)
+    drawing: Optional["_StatusLine"] = None
+
     def __init__(self, stream: Optional[TextIO]) -> None:
         self._stream = stream if stream is not None else sys.stderr
         self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
         self._start = time.perf_counter()
         self._last_draw = 0.0
+        self._open = False  # drawn on, and not ended yet
 
     def _due(self, force: bool = False) -> bool:
         """Return whether to redraw now (on a terminal, forced or 0.1 s after the last)."""
@@ -35,10 +39,24 @@ class _StatusLine:
     def _write(self, text: str) -> None:
         self._stream.write(f"\r{text}")
         self._stream.flush()
+        self._open = True
+        _StatusLine.drawing = self
 
     def _end_line(self) -> None:
-        self._stream.write("\n")
-        self._stream.flush()
+        if _StatusLine.drawing is self:
+            _StatusLine.drawing = None
+        if self._open:
+            self._open = False
+            self._stream.write("\n")
+            self._stream.flush()
+
+
+def break_status_line() -> None:
+    """End the line a bar or status is being redrawn on, so that a message printed from
+    elsewhere (another thread) starts on a line of its own; the bar goes on below it."""
+    line = _StatusLine.drawing
+    if line is not None:
+        line._end_line()
 
 
 class Progress(_StatusLine):

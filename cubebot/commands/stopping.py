@@ -8,8 +8,9 @@ back from the rig, and how to go on; the command exits with status 130.
 While the rig is talked to, an interrupt never raises inside that code
 (:func:`interrupts_stop_rig`): an exception thrown at an arbitrary point of it can leave a lock
 or the reader's queue broken (``release unlocked lock``), and then neither the stop nor the
-emergency stop could be sent. The signal handler only writes a byte to a pipe; a thread of this
-module reads it and stops the rig the way another terminal's ``cubebot stop`` does.
+emergency stop could be sent. Each signal received writes its number to a pipe (the interpreter's
+wakeup file, :func:`signal.set_wakeup_fd`); a thread of this module reads it and stops the rig
+the way another terminal's ``cubebot stop`` does.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from types import FrameType
 from typing import Callable, Iterator, Optional
 
 from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigFault, RobotError
+from cubebot.solver.progress import break_status_line
 
 __all__ = ["EXIT_STOPPED", "RigInterrupts", "interrupts_raise", "interrupts_stop_rig",
            "stop_rig", "stopped_message", "report_unreachable"]
@@ -100,8 +102,10 @@ class RigInterrupts:
         return (rig.job_after_estop() if estopped else rig.job()), estopped
 
 
-#: The bytes the signal handler writes for the thread that stops the rig.
-_STOP, _ESTOP, _DONE = b"s", b"e", b"q"
+#: The byte that ends the thread that stops the rig (signal numbers are all below it).
+_DONE = b"q"
+#: The signals that count as a press, as the wakeup pipe names them.
+_PRESSES = (int(signal.SIGINT), int(signal.SIGTERM))
 
 
 @contextlib.contextmanager
@@ -118,7 +122,10 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
       that does not answer.
 
     Nothing is raised inside the code that talks to the rig before the third (see the module
-    doc). In a thread other than the main one nothing changes: only the main thread receives
+    doc). Presses are counted as the process receives them (:func:`signal.set_wakeup_fd`
+    writes each signal's number to a pipe), not as Python runs the handler: two that come
+    while the main thread is busy run the handler once, and still send the emergency stop.
+    In a thread other than the main one nothing changes: only the main thread receives
     signals, and the caller's own handling applies.
     """
     done = RigInterrupts(presses=1 if stopping else 0)
@@ -126,13 +133,17 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
         yield done
         return
     read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # the interpreter's own writes must never block
     stops: list[threading.Thread] = []
+    handled = done.presses
 
     def on_signal(signum: int, frame: Optional[FrameType]) -> None:
-        done.presses += 1
-        if done.presses > 2:
+        # the press itself reached the pipe already; only a third is acted on here, where a
+        # person who will not wait must get the block back
+        nonlocal handled
+        handled += 1
+        if max(handled, done.presses) > 2:
             raise KeyboardInterrupt
-        os.write(write_end, _STOP if done.presses == 1 else _ESTOP)  # no lock: safe here
 
     def stop_politely() -> None:
         try:
@@ -145,29 +156,34 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
 
     def act() -> None:
         while (byte := os.read(read_end, 1)) not in (_DONE, b""):
-            if byte == _STOP:
+            if byte[0] not in _PRESSES:
+                continue  # another signal some library handles (the pipe hears them all)
+            done.presses += 1
+            if done.presses == 1:
                 done.stop_asked = True
-                print("cubebot: stopping after the turn in progress (Ctrl-C again: emergency "
-                      "stop)", file=sys.stderr, flush=True)
+                _tell("stopping after the turn in progress (Ctrl-C again: emergency stop)")
                 stops.append(threading.Thread(target=stop_politely, name="cubebot-stop",
                                               daemon=True))
                 stops[-1].start()
-            elif byte == _ESTOP:
+            elif done.presses == 2:
                 try:
                     rig.estop()
                 except RobotError as err:
                     done.error = err
-                    print(f"cubebot: error: {report_unreachable(err)}", file=sys.stderr,
-                          flush=True)
+                    _tell(f"error: {report_unreachable(err)}")
                     continue
                 done.estopped = True
-                print("cubebot: emergency stop sent", file=sys.stderr, flush=True)
+                _tell("emergency stop sent")
 
     acting = threading.Thread(target=act, name="cubebot-interrupts", daemon=True)
     acting.start()
+    woken = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     try:
         with _signals_handled_by(on_signal):
-            yield done
+            try:
+                yield done
+            finally:  # before the handlers before come back: their signals are not presses
+                signal.set_wakeup_fd(woken)
     finally:
         os.write(write_end, _DONE)
         acting.join()
@@ -176,6 +192,12 @@ def interrupts_stop_rig(rig: Rig, *, stopping: bool = False) -> Iterator[RigInte
                 stop.join(_STOP_JOIN)
         os.close(read_end)
         os.close(write_end)
+
+
+def _tell(text: str) -> None:
+    """Print a line about the stop from the thread making it, below any progress bar."""
+    break_status_line()
+    print(f"cubebot: {text}", file=sys.stderr, flush=True)
 
 
 #: Seconds the block's end waits for a polite stop still under way (a rig that answers has

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from cubebot.solver.progress import SearchProgress
+from cubebot.solver.progress import Progress, SearchProgress, break_status_line
 
 
 class _Terminal(io.StringIO):
@@ -23,6 +23,24 @@ def test_search_progress_draws_depth_nodes_and_rate_on_a_terminal() -> None:
     text = screen.getvalue()
     assert "optimal search: depth 12, 3.5M nodes" in text and "M nodes/s" in text
     assert text.endswith("\n")
+
+
+def test_a_message_from_elsewhere_starts_below_the_bar_and_the_bar_goes_on() -> None:
+    # the stop's "stopping after the turn in progress" comes from another thread while the
+    # stream's bar is drawn in place on the same terminal
+    screen = _Terminal()
+    with Progress("streaming", 10, stream=screen) as bar:
+        bar.update(4)
+        break_status_line()
+        screen.write("cubebot: stopping after the turn in progress\n")
+        bar.update(6)
+    lines = screen.getvalue().split("\n")
+    assert lines[0].startswith("\rstreaming [")  # the bar as it stood
+    assert lines[1] == "cubebot: stopping after the turn in progress"
+    assert lines[2].startswith("\rstreaming [") and "100%" in lines[2]
+    assert lines[3:] == [""]  # one end of line after the bar, not two
+    break_status_line()  # no bar drawn now: nothing is written
+    assert screen.getvalue().count("\n") == 3
 
 
 def test_search_progress_logs_each_finished_depth_off_a_terminal(
