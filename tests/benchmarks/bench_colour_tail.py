@@ -37,9 +37,12 @@ without itself (a trial then); 34000-34099 for a 3x3 with ``--twisted``, with an
 ``--twisted``; 36000-36499 and 36000-36249 (``--twisted``) the same; 37000-37499 and
 37000-37249 (``--twisted``) with it and with the Student-t cost's 6 degrees of freedom
 instead of 3 (a lead, not kept; README, the colour section); 38000-38499 and 38000-38249
-(``--twisted``) once with the model in force.
+(``--twisted``) once with the model in force; 39000-39099 explored (hard, washed-out and
+hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) and
+40000-40249 (every harsh light), plain and ``--twisted``, with the gap growing as the scatter's
+square and in proportion to it (README).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (39000 on) with and
+known: to measure a change, read the next range no run has touched (41000 on) with and
 without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
