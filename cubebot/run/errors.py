@@ -26,7 +26,7 @@ class RunStopped(RunError):
 
     def __init__(self, status: JobStatus, estopped: bool, moves: str, *,
                  step: str = "stream", unit: str = "moves") -> None:
-        during = "" if step == "stream" else f" while it {_DOING.get(step, step)}"
+        during = " while it turned the cube to scan it" if step == "scan" else ""
         super().__init__(f"stopped{during} after {status.done} of {status.total} {unit}")
         self.status = status
         self.estopped = estopped
@@ -34,9 +34,6 @@ class RunStopped(RunError):
         self.step = step
         self.unit = unit
 
-
-#: what the rig was doing in a step other than the stream, for the stop's message
-_DOING = {"scan": "turned the cube to scan it"}
 
 
 class NotSolvedError(RunError):

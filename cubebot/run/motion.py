@@ -14,7 +14,7 @@ from typing import Callable, ContextManager, Iterator, Optional, Protocol
 
 from cubebot.robot import JobStatus, Rig, RigFault
 
-__all__ = ["Interrupts", "InterruptGuard", "RigMotion"]
+__all__ = ["Interrupts", "InterruptGuard", "RigMotion", "InterruptedInMotion"]
 
 
 class Interrupts(Protocol):
@@ -35,20 +35,23 @@ class Interrupts(Protocol):
 InterruptGuard = Callable[[Rig], ContextManager[Interrupts]]
 
 
+class InterruptedInMotion(KeyboardInterrupt):
+    """Ctrl-C raised inside a block that moved the rig with no guard: the rig may still be
+    turning, and whoever catches it stops it."""
+
+
 class RigMotion:
     """The blocks of one run that move ``rig``, each under ``guard`` (when given).
 
-    Call it for a block: ``with motion(): rig.stream(...)``. Afterwards :attr:`moving` says
-    whether the last block ended by raising (an interrupt or a fault while the rig turned) and
-    :attr:`interrupts` what the guard saw in it. A press that came as a block ended without
-    stopping anything (the rig had just finished) raises KeyboardInterrupt when the block
-    ends: the rig is still, and the person asked the run to stop.
+    Call it for a block: ``with motion(): rig.stream(...)``. Afterwards :attr:`interrupts` is
+    what the guard saw in the last block. A press that came as a block ended without stopping
+    anything (the rig had just finished) raises KeyboardInterrupt when the block ends: the rig
+    is still, and the person asked the run to stop.
     """
 
     def __init__(self, rig: Rig, guard: Optional[InterruptGuard] = None) -> None:
         self.rig = rig
         self.guard = guard
-        self.moving = False
         self.interrupts: Optional[Interrupts] = None
 
     @contextlib.contextmanager
@@ -56,22 +59,19 @@ class RigMotion:
         """Run the block with the rig's interrupts guarded; see the class.
 
         Raises:
-            KeyboardInterrupt: a press came in the block and the block ended anyway, or (with a
-                guard) a third press, or (without) any press in the block.
+            InterruptedInMotion: (without a guard) a press in the block.
+            KeyboardInterrupt: (with a guard) a press came in the block and the block ended
+                anyway, or a third press.
         """
-        self.moving = True
         if self.guard is None:
-            yield
-            self.moving = False
+            try:
+                yield
+            except InterruptedInMotion:
+                raise
+            except KeyboardInterrupt as pressed:
+                raise InterruptedInMotion() from pressed
             return
         with self.guard(self.rig) as self.interrupts:
             yield
-        self.moving = False
         if self.interrupts.presses:
             raise KeyboardInterrupt
-
-    def ended_in_motion(self) -> bool:
-        """Return whether the last block ended by raising while the rig turned, and forget it
-        (the next step starts afresh)."""
-        moving, self.moving = self.moving, False
-        return moving

@@ -9,11 +9,10 @@ import sys
 import time
 from typing import Callable
 
-from cubebot.robot import (EmergencyStopError, JobStatus, Rig, RigFault, RigModel,
-                           RigStoppedError)
+from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigModel, RigStoppedError
 from cubebot.run.demo import Demo
 from cubebot.run.errors import NotSolvedError, RunStopped
-from cubebot.run.motion import InterruptGuard, Interrupts, RigMotion
+from cubebot.run.motion import InterruptedInMotion, InterruptGuard, Interrupts, RigMotion
 from cubebot.run.options import RunOptions
 from cubebot.run.report import Listener, LogListener, RunReport, StepRecord
 from cubebot.run.steps import STEPS, RunContext, Step
@@ -105,13 +104,10 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
                 continue
             try:
                 run_step(ctx, step)
-            except KeyboardInterrupt:
-                if not motion.ended_in_motion() or guard is not None:
-                    raise  # the rig is still, or the guard gave up on a rig that did not answer
+            except InterruptedInMotion:  # no guard: the rig may still be turning
                 status, estopped = stop(connection)
                 raise _stopped(ctx, step, status, estopped) from None
             except (RigStoppedError, EmergencyStopError) as ended:
-                motion.ended_in_motion()
                 interrupts = motion.interrupts
                 if interrupts is None or interrupts.presses == 0:
                     raise  # stopped from elsewhere (`cubebot stop`, the rig's button)
