@@ -40,9 +40,10 @@ instead of 3 (a lead, not kept; README, the colour section); 38000-38499 and 380
 (``--twisted``) once with the model in force; 39000-39099 explored (hard, washed-out and
 hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) and
 40000-40249 (every harsh light), plain and ``--twisted``, with the gap growing as the scatter's
-square and in proportion to it (README).
+square and in proportion to it (README); 41000-41249 (hard, hostile) with the rule in force
+and with overruled glare spots left uncounted (not kept; README).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (41000 on) with and
+known: to measure a change, read the next range no run has touched (42000 on) with and
 without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
