@@ -35,7 +35,6 @@ class RunStopped(RunError):
         self.unit = unit
 
 
-
 class NotSolvedError(RunError):
     """Every move was made, but the rig's record of its cube or a second scan shows it unsolved.
 

@@ -58,10 +58,9 @@ SAFETY = 1.2  # how far above the worst wrong reading the rule stands
 #: where it asks at least as much. Its gap, 6.8, stood 1.27 times past the worst wrong reading of
 #: the validation sweep (5.36); since each sticker is priced in its class as the class's other
 #: stickers shape it (``class_shape.own_class_without``) the worst wrong reading of both sweeps
-#: is 3.53, and the gap keeps that margin: 4.5, the same power and limit
-#: the least 3x3 rule chosen (gap, power, overruled limit). The power's floor came down from 2
-#: to 1 when fresh seeds past every sweep showed a power of 1 accepting no wrong 3x3 in 6,000
-#: (``calibration/acceptance.py``, ``CALIBRATED_RULE``)
+#: is 3.53, and the gap keeps that margin: 4.5, with the same limit. The power's floor was that
+#: rule's 2 until fresh seeds past every sweep showed a power of 1 accepting no wrong 3x3 in
+#: 6,000 (``calibration/acceptance.py``, ``CALIBRATED_RULE``)
 NO_LOOSER = (4.5, 1.0, 6)
 #: overruled stickers a reading may have while calibrating, whatever the rule in force allows:
 #: the limits tried (:data:`FEWER_OVERRULED`) are counted down from it. One in eight of the
