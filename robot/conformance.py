@@ -40,26 +40,33 @@ class Check:
 
 @dataclass
 class CheckResult:
-    """The suite's outcome: every check run, in order."""
+    """The suite's outcome: every check run, in order; ``stopped`` when the person stopped the
+    suite between two checks (the rest were not run)."""
 
     url: str
     checks: list[Check] = field(default_factory=list)
+    stopped: bool = False
 
     @property
     def passed(self) -> bool:
-        """Return True when every check passed (and there were checks)."""
-        return bool(self.checks) and all(check.passed for check in self.checks)
+        """Return True when every check was run and passed (and there were checks)."""
+        return bool(self.checks) and not self.stopped and all(c.passed for c in self.checks)
 
     def as_dict(self) -> dict[str, object]:
         """Return the result as a JSON-ready dict."""
-        return {"url": self.url, "passed": self.passed,
+        return {"url": self.url, "passed": self.passed, "stopped": self.stopped,
                 "checks": [check.__dict__ for check in self.checks]}
 
 
 def run_checks(url: str, *, baudrate: int = 250000,
-               progress: Optional[Callable[[Check], None]] = None) -> CheckResult:
+               progress: Optional[Callable[[Check], None]] = None,
+               stop_asked: Optional[Callable[[], bool]] = None) -> CheckResult:
     """Return the outcome of every check of :data:`CHECKS` against the rig at ``url``;
     ``progress`` hears each check as it ends.
+
+    ``stop_asked`` is asked before each check; once it says True the suite ends there, with
+    ``stopped`` set. Each check turns back every face it turned, so a suite stopped between
+    two checks leaves the cube as it found it (Ctrl-C in ``cubebot rig-check``).
 
     Raises:
         RigConnectionError: the port cannot be opened (or another program holds it).
@@ -74,6 +81,9 @@ def run_checks(url: str, *, baudrate: int = 250000,
     probe, broken = Probe(link, baudrate), ""
     try:
         for name, section, function in CHECKS:
+            if stop_asked is not None and stop_asked():
+                result.stopped = True
+                break
             if function not in GREETING and \
                     ONLY_FOR.get(function, "action" if probe.kind else "motor") != \
                     ("action" if probe.kind else "motor"):

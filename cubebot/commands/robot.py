@@ -17,6 +17,7 @@ from typing import Any, Iterator, Optional
 from cubebot.commands import UsageError, add_size_option, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
+    interrupts_deferred,
     interrupts_raise,
     interrupts_stop_rig,
     report_unreachable,
@@ -308,18 +309,30 @@ def _rig_info(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what the first Ctrl-C in ``cubebot rig-check`` does
+_CHECK_STOPPING = ("stopping after this check, which turns back the faces it turned (Ctrl-C "
+                   "again: stop at once, which may leave a face turned)")
+
+
 def _rig_check(args: argparse.Namespace) -> int:
     from cubebot.robot.conformance import run_checks
 
-    with interrupts_raise():
+    # a check turns faces in pairs that undo each other: the first Ctrl-C waits for the pair
+    with interrupts_deferred(_CHECK_STOPPING) as interrupts:
         result = run_checks(args.port, baudrate=args.baud,
-                            progress=None if args.json else _print_check)
+                            progress=None if args.json else _print_check,
+                            stop_asked=lambda: interrupts.asked)
     if args.json:
         print(json.dumps(result.as_dict()))
+    elif result.stopped:
+        print(f"stopped after {len(result.checks)} checks, each of which turned back the faces "
+              "it turned; run rig-check again for the whole suite")
     else:
         passed = sum(check.passed for check in result.checks)
         print(f"{passed} of {len(result.checks)} checks passed"
               + ("" if result.passed else ": the rig does not speak docs/protocol.md"))
+    if result.stopped:
+        return EXIT_STOPPED
     return 0 if result.passed else 1
 
 

@@ -28,8 +28,9 @@ from typing import Callable, Iterator, Optional
 from cubebot.robot import EmergencyStopError, JobStatus, Rig, RigFault, RobotError
 from cubebot.solver.progress import break_status_line
 
-__all__ = ["EXIT_STOPPED", "RigInterrupts", "interrupts_raise", "interrupts_stop_rig",
-           "stop_rig", "stopped_message", "report_unreachable"]
+__all__ = ["EXIT_STOPPED", "RigInterrupts", "DeferredInterrupts", "interrupts_raise",
+           "interrupts_deferred", "interrupts_stop_rig", "stop_rig", "stopped_message",
+           "report_unreachable"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,35 @@ def interrupts_raise() -> Iterator[None]:
     """
     with _signals_handled_by(_raise_interrupt):
         yield
+
+
+@dataclasses.dataclass
+class DeferredInterrupts:
+    """What Ctrl-C and SIGTERM did within :func:`interrupts_deferred`'s block: ``asked`` is set
+    by the first, which the block answers at its next safe point."""
+
+    asked: bool = False
+
+
+@contextlib.contextmanager
+def interrupts_deferred(told: str) -> Iterator[DeferredInterrupts]:
+    """Within the block, the first SIGINT or SIGTERM only sets ``asked`` and tells the person
+    ``told``; the block stops at a point of its own choosing (where it has put back what it
+    changed). The second raises KeyboardInterrupt, for someone who will not wait.
+
+    In a thread other than the main one nothing changes (only the main thread receives
+    signals), and ``asked`` stays False.
+    """
+    deferred = DeferredInterrupts()
+
+    def on_signal(signum: int, frame: Optional[FrameType]) -> None:
+        if deferred.asked:
+            raise KeyboardInterrupt
+        deferred.asked = True
+        _tell(told)
+
+    with _signals_handled_by(on_signal):
+        yield deferred
 
 
 @dataclasses.dataclass
