@@ -41,9 +41,11 @@ instead of 3 (a lead, not kept; README, the colour section); 38000-38499 and 380
 hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) and
 40000-40249 (every harsh light), plain and ``--twisted``, with the gap growing as the scatter's
 square and in proportion to it (README); 41000-41249 (hard, hostile) with the rule in force
-and with overruled glare spots left uncounted (not kept; README).
+and with overruled glare spots left uncounted (not kept; README); 42000-42249 (every harsh
+light) with the rule in force and with those glare spots uncounted and never confirmed by the
+light (not kept; README).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (42000 on) with and
+known: to measure a change, read the next range no run has touched (43000 on) with and
 without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
