@@ -43,7 +43,7 @@ hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) 
 square and in proportion to it (README); 41000-41249 (hard, hostile) with the rule in force
 and with overruled glare spots left uncounted (not kept; README); 42000-42249 (every harsh
 light) with the rule in force and with those glare spots uncounted and never confirmed by the
-light (not kept; README).
+light (not kept; README), which was also read on 39100-39599 (hostile).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
 known: to measure a change, read the next range no run has touched (43000 on) with and
 without it, and write both figures down before mending anything on it.
