@@ -43,9 +43,11 @@ hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) 
 square and in proportion to it (README); 41000-41249 (hard, hostile) with the rule in force
 and with overruled glare spots left uncounted (not kept; README); 42000-42249 (every harsh
 light) with the rule in force and with those glare spots uncounted and never confirmed by the
-light (not kept; README), which was also read on 39100-39599 (hostile).
+light (not kept; README), which was also read on 39100-39599 (hostile); 43000-43249 (every
+harsh light) with the rule in force and with overruled glare spots counted only against rivals
+that move them (not kept; README).
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (43000 on) with and
+known: to measure a change, read the next range no run has touched (44000 on) with and
 without it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
