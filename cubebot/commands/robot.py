@@ -331,9 +331,7 @@ def _rig_check(args: argparse.Namespace) -> int:
         passed = sum(check.passed for check in result.checks)
         print(f"{passed} of {len(result.checks)} checks passed"
               + ("" if result.passed else ": the rig does not speak docs/protocol.md"))
-    if result.stopped:
-        return EXIT_STOPPED
-    return 0 if result.passed else 1
+    return EXIT_STOPPED if result.stopped else 0 if result.passed else 1
 
 
 def _print_check(check: Any) -> None:
