@@ -18,37 +18,37 @@ colour rule alone accepted it or the reading by the light confirmed it, and its 
 against the gap the rule asks (to rival real cubes, and to a broken cube).
 
 A range stops measuring the rate once a wrong cube found on it is mended. Seeds 0-399,
-4000-4399, 5000-5499, 8000-8499 and 10000-10999 were mended on; 11000-12499 and 20000-20499
-were each read fresh, their figures written down, and their wrong 3x3s then looked into (two
-of 20000-20499 mended); 21000-21499 and 22000-22499 were read once, after; 23000-25499 in
+4000-4399, 5000-5499, 8000-8499 and 10000-10999 were mended on; 11000-12499 and 20000-20499 were
+each read fresh, their figures written down, and their wrong 3x3s then looked into (two of
+20000-20499 mended); 21000-21499 and 22000-22499 were read once, after; 23000-25499 in
 washed-out light once with the code before and once with a change (its flare taken out, not
 kept: three wrong against one); and 26000-26499 with and without the light's veil, plain and
 under ``--veil 0.04``; 27000-27499 once for a 3x3, and for a 2x2 in plain chroma and in
-brightness-free chroma (not kept), and with ``--twisted`` once for both sizes; 28000-28499
-once for a 2x2, and for a 3x3 with and without a confirmed sticker's gap to a broken cube
-asking the whole rule (not kept); 29000-29499 once for a 3x3, and for a 2x2, plain and with
-``--twisted``, with three and with four stickers overruled allowed (four kept); 30000-30499
-once for both sizes, plain and with ``--twisted``; 31000-31249, 2x2s under one lamp only, with
-and without a colour profile; 32000-32499 once for a 3x3, plain and with ``--twisted``, and
-for a 2x2 plain, with ``--twisted``, and in one covariance its colours share (not kept);
-33000-33499 once for both sizes, and for a 3x3 with each sticker measured against its class
-without itself (a trial then); 34000-34099 for a 3x3 with ``--twisted``, with and without that;
-35000-35499 for a 3x3 with it in force and with the model before, and 35000-35249 so with
-``--twisted``; 36000-36499 and 36000-36249 (``--twisted``) the same; 37000-37499 and
-37000-37249 (``--twisted``) with it and with the Student-t cost's 6 degrees of freedom
-instead of 3 (a lead, not kept; README, the colour section); 38000-38499 and 38000-38249
-(``--twisted``) once with the model in force; 39000-39099 explored (hard, washed-out and
-hostile: how far each reading stands from the gap); 40000-40499 (hard, hostile) and
-40000-40249 (every harsh light), plain and ``--twisted``, with the gap growing as the scatter's
-square and in proportion to it (README); 41000-41249 (hard, hostile) with the rule in force
-and with overruled glare spots left uncounted (not kept; README); 42000-42249 (every harsh
-light) with the rule in force and with those glare spots uncounted and never confirmed by the
-light (not kept; README), which was also read on 39100-39599 (hostile); 43000-43249 (every
-harsh light) with the rule in force and with overruled glare spots counted only against rivals
-that move them (not kept; README).
+brightness-free chroma (not kept), and with ``--twisted`` once for both sizes; 28000-28499 once
+for a 2x2, and for a 3x3 with and without a confirmed sticker's gap to a broken cube asking the
+whole rule (not kept); 29000-29499 once for a 3x3, and for a 2x2, plain and with ``--twisted``,
+with three and with four stickers overruled allowed (four kept); 30000-30499 once for both
+sizes, plain and with ``--twisted``; 31000-31249, 2x2s under one lamp only, with and without a
+colour profile; 32000-32499 once for a 3x3, plain and with ``--twisted``, and for a 2x2 plain,
+with ``--twisted``, and in one covariance its colours share (not kept); 33000-33499 once for
+both sizes, and for a 3x3 with each sticker measured against its class without itself (a trial
+then); 34000-34099 for a 3x3 with ``--twisted``, with and without that; 35000-35499 for a 3x3
+with it in force and with the model before, and 35000-35249 so with ``--twisted``; 36000-36499
+and 36000-36249 (``--twisted``) the same; 37000-37499 and 37000-37249 (``--twisted``) with it
+and with the Student-t cost's 6 degrees of freedom instead of 3 (a lead, not kept; README, the
+colour section); 38000-38499 and 38000-38249 (``--twisted``) once with the model in force;
+39000-39099 explored (hard, washed-out and hostile: how far each reading stands from the gap);
+40000-40499 (hard, hostile) and 40000-40249 (every harsh light), plain and ``--twisted``, with
+the gap growing as the scatter's square and in proportion to it (README); 41000-41249 (hard,
+hostile) with the rule in force and with overruled glare spots left uncounted (not kept;
+README); 42000-42249 (every harsh light) with the rule in force and with those glare spots
+uncounted and never confirmed by the light (not kept; README), which was also read on
+39100-39599 (hostile); 43000-43249 (every harsh light) with the rule in force and with overruled
+glare spots counted only against rivals that move them (not kept; README); 44000-44249 once with
+the rule in force, for a 3x3 (every harsh light, plain and ``--twisted``) and for a 2x2.
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (44000 on) with and
-without it, and write both figures down before mending anything on it.
+known: to measure a change, read the next range no run has touched (45000 on) with and without
+it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
 reaches, :func:`~cubebot.calibration.stress.random_scan`): "right" is then the cube reported
