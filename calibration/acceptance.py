@@ -153,7 +153,7 @@ SYNTHETIC_RULE = GapRule(gap={3: 10.0, 2: 14.0}, power={3: 1.0, 2: 1.0})
 #: (1.27 times 5.36); the script's floor (``NO_LOOSER``) says so. The script picked at most 6 overruled
 #: (hostile 24 of 561 instead of 22); the fresh tails were measured at 5, which stays.
 #: Of the wrong 3x3s the fresh tails had found, 13 of the 15 washed-out ones are refused and
-#: two read right; hard 11131 is accepted at 1.48 times this gap (README, the colour section).
+#: two read right; hard 11131 is accepted at 1.48 times this gap (docs/colour.md).
 #: The scatter's power is 1 (2 before): above a calm scan's scatter the gap asked grows in
 #: proportion to it, not to its square. Every sweep read then past its calm gap (4.5) held no
 #: wrong reading at power 1 (nor at 0.5; the calibration's floor had kept power 2, the rule

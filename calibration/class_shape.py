@@ -246,7 +246,7 @@ def face_shading(lit: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
 #: fresh tails hinge on a glare spot washed nearly white that costs about this bound as its own
 #: colour and -3 to 4 as a plain white or red; at 4.5 the rule refused 11 of them, but two of
 #: the twelve held-out real 3x3s as well (one at 5.5 and 6; cheaper only at the ceiling, hard
-#: light read 78 of seeds 2000-2099 instead of 84): the README's colour section has the figures
+#: light read 78 of seeds 2000-2099 instead of 84): docs/colour.md has the figures
 GLARE_COST = 7.0
 _GLARE_MOST = 0.9  # the most of a glared sticker's light that is the lamp's own
 _GLARE_STEPS = 19  # washes tried between none and the most

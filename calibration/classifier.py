@@ -160,7 +160,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
     a shape: on the real 2x2 scans the full shape stopped in a worse reading).
     ``shading`` fits a shade gradient across each 3x3 face (a 2x2 face has too few stickers:
     fitted to its four, the tilt took up misread stickers' brightness too, and the worst wrong
-    reading of ``calibrate_colour.py --sizes 2`` rose from 13.2 to 15.9 x scale/3; README);
+    reading of ``calibrate_colour.py --sizes 2`` rose from 13.2 to 15.9 x scale/3; docs/colour.md);
     ``rule`` is the :class:`~cubebot.calibration.acceptance.GapRule` the confidence follows.
     ``confirm``: a reading the rule doubts is read again by the light
     (:mod:`cubebot.calibration.reflectance`); where that reading is the same cube and sure of
@@ -202,7 +202,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         # read hard 53 and "real camera" 86. Measured in one covariance its six colours share
         # as well, and asked the round model's margin over its worst wrong reading (15), it
         # read more "real camera" and washed-out 2x2s but fewer in hard light (fresh seeds
-        # 32000-32499; README)
+        # 32000-32499; docs/colour.md)
         return lab_features(lab, self.lightness_weight, shade_free=self._full_shape())
 
     def _cast(self, linear: np.ndarray, scheme: ColourScheme) -> np.ndarray:
@@ -346,8 +346,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
             # near white read as white, a white read as red) stretched the class it was
             # read into towards itself and so paid less there. Of the 15 wrong washed-out
             # 3x3s the fresh tails held (bench_colour_tail.py) 13 are refused with it and 2
-            # read right; seeds 2000-2099 read hard 87 instead of 84 (README, the colour
-            # section)
+            # read right; seeds 2000-2099 read hard 87 instead of 84 (docs/colour.md)
             own, own_volume = own_class_without(features, labels, refs, trust, scale,
                                                 dof=_DOF, floor=_CLASS_FLOOR)
             rows = np.arange(len(labels))

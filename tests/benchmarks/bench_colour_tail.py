@@ -35,17 +35,18 @@ both sizes, and for a 3x3 with each sticker measured against its class without i
 then); 34000-34099 for a 3x3 with ``--twisted``, with and without that; 35000-35499 for a 3x3
 with it in force and with the model before, and 35000-35249 so with ``--twisted``; 36000-36499
 and 36000-36249 (``--twisted``) the same; 37000-37499 and 37000-37249 (``--twisted``) with it
-and with the Student-t cost's 6 degrees of freedom instead of 3 (a lead, not kept; README, the
-colour section); 38000-38499 and 38000-38249 (``--twisted``) once with the model in force;
+and with the Student-t cost's 6 degrees of freedom instead of 3 (a lead, not kept;
+docs/colour.md); 38000-38499 and 38000-38249 (``--twisted``) once with the model in force;
 39000-39099 explored (hard, washed-out and hostile: how far each reading stands from the gap);
 40000-40499 (hard, hostile) and 40000-40249 (every harsh light), plain and ``--twisted``, with
-the gap growing as the scatter's square and in proportion to it (README); 41000-41249 (hard,
-hostile) with the rule in force and with overruled glare spots left uncounted (not kept;
-README); 42000-42249 (every harsh light) with the rule in force and with those glare spots
-uncounted and never confirmed by the light (not kept; README), which was also read on
-39100-39599 (hostile); 43000-43249 (every harsh light) with the rule in force and with overruled
-glare spots counted only against rivals that move them (not kept; README); 44000-44249 once with
-the rule in force, for a 3x3 (every harsh light, plain and ``--twisted``) and for a 2x2.
+the gap growing as the scatter's square and in proportion to it (docs/colour.md); 41000-41249
+(hard, hostile) with the rule in force and with overruled glare spots left uncounted (not kept;
+docs/colour.md); 42000-42249 (every harsh light) with the rule in force and with those glare
+spots uncounted and never confirmed by the light (not kept; docs/colour.md), which was also read
+on 39100-39599 (hostile); 43000-43249 (every harsh light) with the rule in force and with
+overruled glare spots counted only against rivals that move them (not kept; docs/colour.md);
+44000-44249 once with the rule in force, for a 3x3 (every harsh light, plain and ``--twisted``)
+and for a 2x2.
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
 known: to measure a change, read the next range no run has touched (45000 on) with and without
 it, and write both figures down before mending anything on it.

@@ -390,6 +390,6 @@ def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, la
     # glared green and a glared red read as white; 36164 a glared red read as white, a pale
     # white as red (overruled) and a red and an orange swapped. The light reads the truth in
     # 11131, but by only a few nats, where it reads right washed-out 3x3s as another cube by up
-    # to 96 (README, the colour section). Once each is refused or read right, this passes and,
+    # to 96 (docs/colour.md). Once each is refused or read right, this passes and,
     # strict, fails: then drop the mark
     assert_refused_or_right(light, lamp, seed)

@@ -410,7 +410,7 @@ def test_a_twisted_3x3_read_as_real_is_not_accepted(light: str, lamp: str, seed:
     # and 27006 confirmed at 0.935 and 0.691. Asking the whole gap to a broken cube of a
     # confirmed sticker read 63 fewer of 4,000 fresh harsh 3x3s (seeds 28000-28499, hostile 59
     # instead of 82) against two such cubes in the 23,200 3x3s with a corner twisted in every
-    # one then (README, the colour section). Once each is refused or read right, this passes
+    # one then (docs/colour.md). Once each is refused or read right, this passes
     # and, strict, fails: then drop the mark
     truth, scan = tail_scan(light, lamp, seed, twisted=True)
     try:
@@ -486,7 +486,7 @@ def test_a_wrong_2x2_both_readers_agree_on_is_not_accepted_wrong() -> None:
     # bench_colour_tail.py --sizes 2 --first-seed 10000: hostile light under its own lamp,
     # seed 10409, accepted by the 2x2 rule alone at 1.37 times the gap asked, and the light read
     # the same wrong cube, 98 nats or more sure of every sticker. Nothing here refuses it yet
-    # (README, the colour section); once it is refused or read right, this passes and, strict,
+    # (docs/colour.md); once it is refused or read right, this passes and, strict,
     # fails: then drop the mark
     truth, scan = tail_scan("hostile", "own", 10409, size=2)
     try:
@@ -509,7 +509,7 @@ def test_a_fresh_wrong_2x2_the_rule_accepts_is_not_accepted(light: str, lamp: st
     # bench_colour_tail.py --sizes 2 --first-seed 22000 --cubes 500 (read once, held out; 29000
     # for 29278, 32000 for 32208 and 32133, 33000 for 33361): accepted by the 2x2 rule alone at
     # 1.04, 1.06, 1.06, 1.32, 1.42 and 1.02 times the gap asked, the light not reading another
-    # cube past its veto (7 wrong in the 56,800 2x2 tail scans, README, the colour section).
+    # cube past its veto (7 wrong in the 56,800 2x2 tail scans, docs/colour.md).
     # Once each is refused or read right, this passes and, strict, fails: then drop the mark
     truth, scan = tail_scan(light, lamp, seed, size=2)
     try:
