@@ -34,100 +34,28 @@ __all__ = ["CONFIRMED_SHARE", "CONFIRMING_GAP", "CONTRADICTING_GAP", "weigh_by_l
 
 log = logging.getLogger(__name__)
 
-#: where a second reader of the scan (:mod:`cubebot.calibration.reflectance`) reads the same
-#: cube with at least ``CONFIRMING_GAP`` nats (ten thousand to one) on a sticker, counting a
-#: broken cube among its rivals, that sticker's gap to rival real cubes needs the first share
-#: of the rule's gap, and its gap to the cube being broken the second. Printed by
+#: where a second reader of the scan (:mod:`cubebot.calibration.reflectance`) reads the same cube
+#: with at least ``CONFIRMING_GAP`` nats (ten thousand to one) on a sticker, counting a broken
+#: cube among its rivals, that sticker's gap to rival real cubes needs the first share of the
+#: rule's gap, and its gap to the cube being broken the second. Printed by
 #: ``tests/benchmarks/calibrate_confirmation.py`` on the real calibration part, seeds 0-599 of
 #: every light and 600 cubes with a corner twisted (under each light in turn): the pair that
 #: reads the most while every wrong reading stands 1.2 times past one of its shares (a twisted
-#: cube accepted is wrong). 3x3: the pair printed was 0.35 / 0.30 (the nearest wrong readings
-#: hostile ones at 0.254 / 0.658 and 0.178 / 0.518), but ``bench_colour.py``'s hostile 3x3s
-#: under one lamp (seeds 3000-3099) held a wrong reading the light confirmed whole at 0.357 /
-#: 0.942: the tail of the rival share is longer than 600 cubes show, so a 3x3's share to rival
-#: cubes stayed the 0.5 it was, and its share to a broken cube is the 0.30 printed. Then the
-#: light's faces were balanced robustly (:func:`~cubebot.calibration.reflectance.
-#: _face_balance`), and a hostile 3x3 under one lamp outside every sweep that sets anything
-#: (seed 5076 of ``bench_colour_tail.py``'s range 5000-5499) held a wrong reading the light
-#: confirmed at 0.497: refused at 0.5 by a hair, so the share to rival cubes is 0.6 (1.2 times
-#: it; hard light reads about 1.6 in 100 fewer, hostile 2.5). 2x2: the pair printed, 0.50 /
-#: 0.65, accepted a cube with a twisted corner in the validation sweep (seeds 1000-1299; the
-#: 2x2's wrong readings were twisted corners the light read as real cubes, up to 1.0 / 0.537),
-#: so a 2x2's gap to a broken cube keeps the whole rule; its share to rival real cubes stayed 0.5
-#: (1.2 times a hostile reading's 0.391), with no wrong reading in the validation sweep. Then
-#: a hard 2x2 under one lamp outside every sweep that sets anything (``bench_colour_tail.py
-#: --sizes 2``, seeds 6000-6499, seed 6499) held a wrong reading the light confirmed whole at
-#: 0.507, so a 2x2's share to rival cubes became 0.61 (1.2 times it). Then new tails found four
-#: more wrong 2x2s the light confirmed whole, each on all 24 stickers, at 0.64-0.94 of the gap
-#: asked (seeds 8000-8499: hostile 8110 under one lamp, the light sure of it at 99 nats or
-#: more; 9000-9499: hard 9215 under its own lamp, hostile 9449 under one lamp and 9466 under
-#: its own): 5 wrong in 19,200 harsh tail 2x2s, so on a 2x2 the light's agreement is no
-#: witness, and a 2x2 has no confirmation (it keeps the veto, CONTRADICTING_GAP). Nothing
-#: tried set the wrong ones apart from the right readings the light confirms: a share growing
-#: with the scatter, or with the stickers the rules overrule, no confirmation for an overruled
-#: or a clipped sticker, the light's own gap (the wrong ones at 16-224 nats, the right ones'
-#: median 88) and the glare the light sees all cost as much as no confirmation or did not
-#: refuse them. It costs a fifth of the hard-light 2x2s (on the recorded 2x2 sweeps hard light
-#: read 82 in 100 with the 0.61 share and 63 without, "real camera" 96 and 87); the labelled
-#: real 2x2s are read by the colour rule alone but one of the calibration half, now refused.
-#: A confirmation counts whole or not at all. Counted in proportion short of CONFIRMING_GAP (a
-#: share between the whole and these, by the light's gap over it) it read hard light 83 and 83
-#: of 100 3x3s instead of 81 and 81 (its broken share alone; 84 and 86 with the rival share too),
-#: but read a twisted 3x3 as real (hard light under one lamp, seed 5463 of 5000-5499: the light
-#: read the wrong turn 0.38 of the way to confirming it), and with the rival share too it put two
-#: wrong tail readings (seeds 4096 and 350, hard light under one lamp) at 0.95 and 0.93 of the gap
-#: asked: the light's gap short of ten thousand to one does not tell right from wrong. Then a
-#: 3x3 with a corner twisted outside every sweep (``bench_colour_tail.py --twisted``, seeds
-#: 10000-10499: hard light under its own lamp, seed 10133) was read as a real cube the light
-#: confirmed on all 54 stickers, its gap to the cube being broken 0.495 of the gap asked: a 3x3's
-#: share to a broken cube is 0.6 too (1.2 times it). Seeds 2000-2099 read the same cubes at 0.6
-#: as at 0.30, in every harsh light under both lamps. Known: two fresh twisted ranges held a
-#: hard 3x3 under one lamp confirmed whole past it (11102 at 0.935, 27006 at 0.691). Asking the
-#: whole gap to a broken cube refuses both, but read 63 fewer of 4,000 fresh harsh 3x3s (seeds
-#: 28000-28499, hostile 59 instead of 82) against two such wrong cubes in the 23,200 with a
-#: corner twisted in every one (a strict xfail test in tests/calibration): it stays 0.6.
-#: Since each sticker is priced in its class as the class's other stickers shape it (the rule's
-#: gap 4.5 instead of 6.8), the script printed 0.30 / 0.30 again: the wrong readings of its
-#: sweeps a confirmation would accept stand at 0.376 to rival cubes (a twisted 3x3) and 0.449
-#: to a broken cube (a hostile one): 0.6 stands 1.2 times past both, and stays. Outside the
-#: sweeps the light then confirms wrong hard 3x3s at 0.663 and 0.693 of the smaller gap (fresh
-#: 33483 and 30050), 0.851 (4096 of seeds 4000-4399, refused before) and twisted 10133 at 0.671
-#: to a broken cube (strict xfail tests). Shares of 0.9 (the cost asked before: 0.6 of 6.8)
-#: refuse all four but read 16 of 30 "real camera" 3x3s under a real veil instead of 22
-#: (test_colour_veil.py's seeds), hostile 10 of 200 instead of 22 (seeds 2000-2099, both
-#: lamps); 0.7 refuses all but 4096 and reads 21 and 15, set just past the cases it refuses.
-#: On the fresh range 36000-36499 (both lamps) 0.7 would read hard 871 of 1,000 instead of 883
-#: and hostile 68 instead of 89 and refuse no wrong cube (its one wrong one the colour rule
-#: accepts alone): neither is kept.
+#: cube accepted is wrong). A 3x3 asks 0.6 of both: the script prints 0.30 / 0.30, but wrong
+#: readings outside its sweeps were confirmed at 0.497 of the gap to rival cubes (hostile 5076)
+#: and 0.495 of the gap to a broken cube (twisted 10133), and 0.6 stands 1.2 times past them. A
+#: 2x2 has no confirmation: the light confirmed five wrong 2x2s whole on fresh seeds. How each
+#: share was set, and the shares tried: docs/colour.md ("The light's shares, as the code told
+#: them").
 CONFIRMED_SHARE = {3: (0.6, 0.6)}
 CONFIRMING_GAP = 2 * np.log(100.0)  # nats the second reader needs on a sticker to confirm it
 #: per cube size, the nats past which the second reader, reading a sticker as another real cube,
-#: vetoes the colour reading there (a size not here has no veto). The 2x2 rule alone accepted
-#: two wrong 2x2s far from every seed it was set on (``bench_colour_tail.py --sizes 2``, seeds
-#: 5000-5499: hard light under one lamp, seed 5131, at 1.08 times the gap asked; hostile under
-#: its own, 5115, at 1.24), and to refuse them by the gap the rule would ask 1.5 times as much
-#: (hard light 57 in 100 2x2s instead of 80). In both the light read another real cube, sure of
-#: it at 263 and 345 nats on the stickers they differ on. The light also reads right 2x2s as
-#: another cube, in 886 of those below: mostly under washed-out light, at tens of nats (a veto
-#: at 50 nats refused 2.5 in 100 washed-out 2x2s), and a few in hard light at up to 366 nats.
-#: So the veto asks 100 nats: over seeds 2000-2099, 3000-3099, 4000-4399 and 5000-5499,
-#: each harsh light under both lamps, it refused 16 of the 7,839 right 2x2s the rule accepted
-#: (hard light 10, washed-out 5, real camera 1), both wrong ones and 1 of the 18 twisted 2x2s
-#: read as real; the light read every labelled real 2x2 the same cube (or another at 8 nats at
-#: most). A 3x3 has no veto: the three wrong 3x3s the colour rule alone accepted on fresh seeds
-#: (``bench_colour_tail.py --sizes 3 --first-seed 11000``: hard 11131, washed-out 11066 and
-#: 11248) the light read as the true cube by only 0.1-6.8 nats, and it reads 79 of the 536 right
-#: harsh 3x3s of seeds 2000-2099 as another cube by up to 96. The same nats veto
-#: a 2x2 the light reads broken (a corner twisted) where the colours read a real cube: of the 7
-#: twisted 2x2s the rule accepted in ``bench_colour_tail.py --twisted`` (seeds 4000-4399 and
-#: 8000-8499, each harsh light under both lamps) the light read one broken by 306 nats (hard
-#: 8245, one lamp), the rest by 19 nats at most (glare hid the turn from it too); the right 2x2s
-#: accepted (2,668 of seeds 2000-2099, 3000-3099 and 4000-4399) it read broken by 88 at most.
-#: Fitted to the real reading alone, the light's fit was local: 8245 with every sample moved by
-#: under half a level read broken by 280-307 nats in 9 of 12 tries and as a real cube in 3 (and
-#: so rounded to whole levels); fitted to its broken reading as well
-#: (:func:`~cubebot.calibration.reflectance.reflectance_reading`), broken by 329-385 in all 12
-#: and by 355 rounded.
+#: vetoes the colour reading there (a size not here has no veto). A 2x2's 100 nats refused the
+#: two wrong 2x2s the rule alone accepted on seeds 5000-5499 (the light reading another real cube
+#: there at 263 and 345 nats) and 16 of 7,839 right harsh 2x2s; the same nats veto a 2x2 the
+#: light reads broken where the colours read a real cube. A 3x3 has no veto: the light reads
+#: right harsh 3x3s as another cube by up to 96 nats. The figures: docs/colour.md ("The 2x2's
+#: veto by the light, as the code told it").
 CONTRADICTING_GAP = {2: 100.0}
 
 

@@ -60,7 +60,7 @@ SAFETY = 1.2  # how far above the worst wrong reading the rule stands
 #: stickers shape it (``class_shape.own_class_without``) the worst wrong reading of both sweeps
 #: is 3.53, and the gap keeps that margin: 4.5, with the same limit. The power's floor was that
 #: rule's 2 until fresh seeds past every sweep showed a power of 1 accepting no wrong 3x3 in
-#: 6,000 (``calibration/acceptance.py``, ``CALIBRATED_RULE``)
+#: 6,000 (docs/colour.md, "The rule's calibrations, as the code told them")
 NO_LOOSER = (4.5, 1.0, 6)
 #: overruled stickers a reading may have while calibrating, whatever the rule in force allows:
 #: the limits tried (:data:`FEWER_OVERRULED`) are counted down from it. One in eight of the
