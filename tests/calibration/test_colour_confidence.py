@@ -386,10 +386,9 @@ def test_a_3x3_the_colour_rule_alone_accepts_wrong_on_fresh_seeds(light: str, la
     # colour rule alone at 1.48, 1.04, 1.04 and 1.04 times the gap asked (11131 at 1.08 while
     # each sticker was measured in a class its own colour helped shape; 33296 refused then).
     # 42138 has a glared red read as white, a pale white read as red and a red as orange (both
-    # overruled), and an orange read as red. 11131 has a
-    # glared green and a glared red read as white; 36164 a glared red read as white, a pale
-    # white as red (overruled) and a red and an orange swapped. The light reads the truth in
-    # 11131, but by only a few nats, where it reads right washed-out 3x3s as another cube by up
-    # to 96 (docs/colour.md). Once each is refused or read right, this passes and,
-    # strict, fails: then drop the mark
+    # overruled), and an orange read as red. 11131 has a glared green and a glared red read as
+    # white; 36164 a glared red read as white, a pale white as red (overruled) and a red and an
+    # orange swapped. The light reads the truth in 11131, but by only a few nats, where it reads
+    # right washed-out 3x3s as another cube by up to 96 (docs/colour.md). Once each is refused
+    # or read right, this passes and, strict, fails: then drop the mark
     assert_refused_or_right(light, lamp, seed)

@@ -19,6 +19,7 @@ from cubebot.robot.protocol import Frame
 from cubebot.robot.protocol_checks import checks_for
 from cubebot.robot.simfirmware import Firmware
 
+
 class _PressesCtrlC(Firmware):
     """Sends SIGINT to :attr:`target` as it takes the suite's first turn of a face, that is
     between the two turns of a pair (``presses`` times)."""
