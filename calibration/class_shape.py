@@ -19,8 +19,11 @@ towards itself. :func:`face_shading`
 fits a shade gradient across each face (a lamp to one side, a soft shadow edge), which the
 per-face exposure alone leaves as scatter. :func:`glare_costs` prices any sticker not clipped in
 every channel as a colour washed by the lamp's own light (a glare spot), which no class's shape
-learnt from its other stickers describes. :func:`class_middles` is each class's middle colour,
-which the shading, the glare spots and the classifier's face gains are measured against.
+learnt from its other stickers describes, and :func:`glare_lit` tells a glare spot by its
+brightness alone: brighter than a white could be where it sits. :func:`class_middles` is each
+class's middle colour, which the shading, the glare spots and the classifier's face gains
+(:func:`face_gains`: each face's exposure, found together with the colours' middles) are
+measured against.
 """
 
 from __future__ import annotations
@@ -29,11 +32,15 @@ import numpy as np
 
 __all__ = ["CHI2_MEDIAN", "class_covariances", "own_class_without", "squared_distances",
            "log_volumes", "face_design", "face_shading", "glare_costs", "GLARE_COST",
-           "class_middles", "outlying_stickers", "face_gains"]
+           "class_middles", "outlying_stickers", "face_gains", "glare_lit"]
 
 _OUTLIER_FACTOR = 3.0  # a known class's sticker this many median distances off teaches nothing
 _OUTLIER_FLOOR = 8.0  # ... nor closer than this (weighted Lab): a tight class keeps its stickers
 _BALANCE_TRUST = 0.5  # how far a face's own colour balance is believed (0 none, 1 fully)
+_EXPOSURE_PASSES = 4  # turns of the joint fit of face exposures and colour middles
+_EXPOSURE_SPREAD = 0.3  # log brightness off its face's exposure past which a sticker counts less
+_GLARE_LIT_SPREADS = 3.0  # robust spreads of brightness past white that mark a glare spot
+_GLARE_LIT_LEAST = 0.1  # ... and the least log brightness past white that does
 
 #: pseudo-stickers the pooled shape counts for when a class's own shape is estimated
 SHRINK_COUNT = 6.0
@@ -326,12 +333,49 @@ def outlying_stickers(features: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return outlying
 
 
-def face_gains(balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray) -> np.ndarray:
+def face_gains(balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray, *,
+               together: bool = False) -> np.ndarray:
     """Return per-face RGB gains (exposure and partly trusted balance), geometric mean 1.
 
     ``balanced`` (n, 3) the stickers' colours, ``labels`` (n,) their classes, ``faces_of`` (n,)
     each sticker's face.
+
+    With ``together`` (the full model), a face's exposure and its colours' middles are found
+    together (:data:`_EXPOSURE_PASSES` turns): each colour's middle from its stickers with their
+    faces' exposures taken out, and each face's exposure as the robust centre of its stickers'
+    brightness against those middles, every sticker one vote (a glare spot or a misread sticker
+    does not set it, however bright). Without, each face's exposure is measured once against
+    the middles of the uncorrected colours, weighing stickers far from the whole scan's
+    exposure less: a face in shadow whose colours sit mostly on other shadowed faces then looks
+    as bright as a lit one, and a white glare spot read as a plain white there fits its face's
+    whites (docs/colour.md). The round model (every 2x2, multi-view scans) keeps that estimate,
+    which its rules were calibrated with.
     """
+    if not together:
+        return _face_gains_at_once(balanced, labels, faces_of)
+    level = np.zeros(6)
+    for _ in range(_EXPOSURE_PASSES):
+        wanted = class_middles(balanced / np.exp(level)[faces_of, None], labels)[labels]
+        brightness = _log_brightness(balanced, wanted)
+        level = np.array([_robust_centre(brightness[faces_of == face]) for face in range(6)])
+        level -= level.mean()
+    gains = np.ones((6, 3))
+    for face in range(6):
+        mine = faces_of == face
+        x, t = balanced[mine], wanted[mine]
+        # the balance from the stickers near the face's exposure: not glare spots or misreads
+        weights = 1.0 / (1.0 + ((brightness[mine] - level[face]) / _EXPOSURE_SPREAD) ** 2)
+        exposure = float(np.exp(level[face]))
+        channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
+            (weights[:, None] * t * t).sum(axis=0), 1e-9)
+        balance = np.clip(channel / exposure, 0.5, 2.0) ** _BALANCE_TRUST
+        gains[face] = exposure * balance
+    return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
+
+
+def _face_gains_at_once(balanced: np.ndarray, labels: np.ndarray,
+                        faces_of: np.ndarray) -> np.ndarray:
+    """Return :func:`face_gains` measured in one step against the uncorrected middles."""
     wanted = class_middles(balanced, labels)[labels]
     gains = np.ones((6, 3))
     for face in range(6):
@@ -347,3 +391,42 @@ def face_gains(balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray) -
         balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
         gains[face] = max(exposure, 1e-3) * balance
     return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
+
+
+def _log_brightness(colours: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Return (n,) the log of each colour's brightness against the colour ``wanted`` of it
+    (the least-squares scale of one onto the other)."""
+    ratio = (colours * wanted).sum(axis=1) / np.maximum((wanted * wanted).sum(axis=1), 1e-6)
+    return np.asarray(np.log(np.maximum(ratio, 1e-3)))
+
+
+def _robust_centre(values: np.ndarray) -> float:
+    """Return the centre of ``values``: from their median, a mean that weighs values far from
+    it (by :data:`_EXPOSURE_SPREAD`) less."""
+    centre = float(np.median(values))
+    for _ in range(3):
+        weights = 1.0 / (1.0 + ((values - centre) / _EXPOSURE_SPREAD) ** 2)
+        centre = float((weights * values).sum() / weights.sum())
+    return centre
+
+
+def glare_lit(lit: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Return a mask of the stickers brighter than any plain sticker could be where they sit.
+
+    ``lit`` are the stickers' linear colours with each face's exposure and shade taken out,
+    ``labels`` the current reading. No colour reflects more of the lamp's light than white
+    does, so a sticker brighter than the white of its face (its class's middle brightness
+    being the measure of each colour), by more than :data:`_GLARE_LIT_SPREADS` times the scan's
+    own spread of brightness about its classes' middles and by :data:`_GLARE_LIT_LEAST` at
+    least, is lit by the lamp's reflection as well: a glare spot, however white its colour.
+    A scan whose stickers' brightness varies widely (real cameras: shade, angle) asks more.
+    """
+    brightness = np.log(np.maximum(lit.sum(axis=1), 1e-6))
+    present = [c for c in range(6) if (labels == c).any()]
+    middles = np.full(6, -np.inf)
+    for c in present:
+        middles[c] = float(np.median(brightness[labels == c]))
+    residual = brightness - middles[labels]
+    spread = 1.4826 * float(np.median(np.abs(residual - np.median(residual))))
+    above_white = brightness - middles.max()
+    return np.asarray(above_white > max(_GLARE_LIT_SPREADS * spread, _GLARE_LIT_LEAST))

@@ -9,13 +9,17 @@
   seeded by scikit-learn's :class:`~sklearn.cluster.KMeans` from the centres (3x3), or from the
   profile / colour scheme (2x2), and then re-estimated from every sticker of the class;
 * a white balance / exposure per face (a face turned into shadow or a warmer lamp), and on a
-  3x3 a shade gradient across each face (a lamp to one side);
+  3x3 a shade gradient across each face (a lamp to one side), each face's exposure found
+  together with its colours' middles;
 * on a 3x3 a covariance per class (``shape="full"``): white and yellow spread along lightness, red
   and orange along the line between them, and each class by its own amount (a white the camera
   clips is tighter than a yellow whose shade varies; :mod:`cubebot.calibration.class_shape`),
   with a sticker far from every class costing the same in each, and any sticker not clipped in
   every channel costing no more in a class than as that colour washed by the lamp's light (a
-  glare spot; :func:`~cubebot.calibration.class_shape.glare_costs`);
+  glare spot; :func:`~cubebot.calibration.class_shape.glare_costs`), and a sticker brighter
+  than a white could be where it sits counting as little as a blotchy one (a glare spot told
+  by its brightness, :func:`~cubebot.calibration.class_shape.glare_lit`; the scan is read
+  again without its say);
 * the labels, as the cheapest *real cube* under a robust cost: whole corners and edges matched
   against the real pieces, exactly n^2 stickers per colour, twist, flip and parity repaired at
   the least cost (:mod:`cubebot.calibration.pieces`); for a 2x2 also the way the six colour classes sit
@@ -69,6 +73,7 @@ from cubebot.calibration.class_shape import (
     face_gains,
     face_shading,
     glare_costs,
+    glare_lit,
     log_volumes,
     outlying_stickers,
     own_class_without,
@@ -115,6 +120,10 @@ _OTHER_STARTS = 3  # k-means++ starts a 2x2 is also fitted from (see _likeliest_
 _PRIOR_WEIGHT = 3.0  # a profile's colour counts this many times a centre's in a round 3x3's seeds
 _SCHEME_PENALTY = 3.0  # extra cost of a 2x2 layout the colour scheme does not allow
 _ASTRAY_SHARE = 8  # a known cube may show one sticker in this many looking like another class
+#: how far a 3x3 sticker brighter than a white where it sits counts (class_shape.glare_lit): as
+#: little as a sticker the sampler saw as blotchy (under CLEAR_TRUST), so its own colour is not
+#: a clear reading the cube's rules overrule
+_GLARE_LIT_TRUST = 0.3
 
 
 @dataclass(frozen=True)
@@ -267,6 +276,18 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         clipped = rgb >= CLIPPED_LEVEL
         last = self._settle(balanced, features, self._seed(features, scheme, profile, prior),
                             trust, faces_of, clipped)
+        if self._full_shape():
+            glared = glare_lit(self._model(balanced, last.labels, faces_of, last.scale,
+                                           trust)[1], last.labels)
+            if glared.any():
+                # glare spots told by their brightness count as the sampler's blotchy ones do
+                # (_GLARE_LIT_TRUST), and the scan is read again
+                log.debug("stickers brighter than a white where they sit: %s",
+                          np.nonzero(glared)[0].tolist())
+                trust = np.where(glared, np.minimum(trust, _GLARE_LIT_TRUST), trust)
+                last = self._settle(balanced, features,
+                                    self._seed(features, scheme, profile, prior), trust,
+                                    faces_of, clipped)
         if self.size == 2:
             # a profile's start is one more, not instead of the scheme's: started from the
             # profile's colours alone, washed-out light under one lamp read 67 of 100 2x2s
@@ -375,7 +396,7 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         stickers in that light (linear and as features), the references, the scatter and
         (full model) each class's covariance; ``scale`` is the scatter the last pass had."""
         # the face gains first, then the references in the light those gains correct
-        gains = face_gains(balanced, labels, faces_of)
+        gains = face_gains(balanced, labels, faces_of, together=self._full_shape())
         lit = balanced / gains[faces_of]
         if self.shading and self.size == 3:
             lit = lit / face_shading(lit, labels, self.size)[:, None]

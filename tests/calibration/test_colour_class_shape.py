@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from cubebot.calibration import CalibrationError, DoubtfulStickersError
-from cubebot.calibration.class_shape import (GLARE_COST, class_covariances, face_shading,
-                                             glare_costs, log_volumes, own_class_without,
-                                             squared_distances)
+from cubebot.calibration.class_shape import (GLARE_COST, class_covariances, face_gains,
+                                             face_shading, glare_costs, glare_lit, log_volumes,
+                                             own_class_without, squared_distances)
 from cubebot.calibration.classifier import ColourClassifier
 from cubebot.calibration.stress import CONDITIONS, random_scan
+from cubebot.solver.cube import Cube
+from cubebot.solver.notation import FACE_LETTERS
 from tests.calibration.tails import tail_scan
 
 #: linear colours of the six classes under a neutral lamp: white, red, green, yellow, orange, blue
@@ -147,6 +151,42 @@ def test_a_shade_across_a_face_is_fitted_back() -> None:
     shade = np.exp(0.3 * (cols - 1.0))  # brighter to the right on every face
     factor = face_shading(colours[labels] * shade[:, None], labels, 3)
     assert factor == pytest.approx(shade, rel=0.03)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_each_face_exposure_is_found_with_its_colours(seed: int) -> None:
+    # faces lit from 0.5 to 1.6 of the light: a colour that sits mostly on dim faces has a dim
+    # middle, so measured once against the middles of the uncorrected colours a dim face
+    # looks nearly as bright as a lit one (0.3-0.42 off in log); fitted together, each face's
+    # exposure comes back
+    faces = np.arange(54) // 9
+    labels = np.array([FACE_LETTERS.index(c)
+                       for c in Cube.random(3, random.Random(seed)).facelets])
+    exposure = np.array([1.6, 0.5, 1.2, 0.6, 1.0, 0.5])
+    colours = _COLOURS[labels] * exposure[faces, None]
+    truth = exposure / np.exp(np.log(exposure).mean())
+
+    def worst(together: bool) -> float:
+        gains = face_gains(colours, labels, faces, together=together)
+        return float(np.abs(np.log(np.exp(np.log(gains).mean(axis=1)) / truth)).max())
+    assert worst(True) < 0.1
+    assert worst(False) > 0.25
+
+
+def test_a_glare_spot_brighter_than_a_white_where_it_sits_is_told_by_its_brightness() -> None:
+    rng = np.random.default_rng(4)
+    labels = np.array([FACE_LETTERS.index(c) for c in Cube.random(3, random.Random(4)).facelets])
+    lit = _COLOURS[labels] * np.exp(rng.normal(0, 0.03, (54, 1)))
+    red = int(np.nonzero(labels == 1)[0][0])
+    white = int(np.nonzero(labels == 0)[0][0])
+    # the lamp's light washes the red sticker past any white: nearly white, and brighter
+    lit[red] = 0.2 * _COLOURS[1] + 1.4 * _COLOURS[0]
+    glared = glare_lit(lit, labels)
+    assert glared[red] and np.count_nonzero(glared) == 1 and not glared[white]
+    # a scan whose stickers' brightness varies widely (shade, angle) asks more of it
+    shaded = lit * np.exp(rng.normal(0, 0.4, (54, 1)))
+    shaded[red] = lit[red]
+    assert not glare_lit(shaded, labels)[red]
 
 
 def test_an_unknown_class_shape_is_refused() -> None:

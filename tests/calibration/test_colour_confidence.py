@@ -174,8 +174,9 @@ def test_every_synthetic_scan_is_right_or_refused(size: int, condition: str) -> 
     # the two lost read right but at 0.84 and 0.98 of the gap, with 30 such stickers each;
     # before a glare spot under the ceiling was priced as glare too: hard 21; before the light
     # weighed a broken reading in the light fitted to it as well: hard 22, the one lost now
-    # confirmed no more)
-    (3, {"hard": 21, "washed-out": 23, "real camera": 29, "hostile": 2}),
+    # confirmed no more; before each face's exposure was fitted with its colours, and glare spots
+    # told by their brightness: hostile 5, now 7)
+    (3, {"hard": 21, "washed-out": 23, "real camera": 29, "hostile": 6}),
     # the rule before, on a 2x2 (washed-out 12 before the flare was taken out; before the
     # reading by the light: hard 20, real camera 25; before a confirmed 2x2 sticker needed 0.61
     # of the gap to rival cubes instead of half: hard 25, hostile 5; before a 2x2 had no
@@ -240,7 +241,7 @@ _BEHIND = re.compile(r"it is (\d+\.\d) cost units behind, and a reading needs (\
     # measured in its class without itself
     ("own", 2072, ["U4-L2"]),
     ("own", 2039, ["F4-L6"]),  # both stickers of one edge washed near white
-    ("one", 2002, None),  # a real cube reading six stickers otherwise
+    ("one", 2014, None),  # a real cube reading stickers otherwise (2002 before it now reads)
 ])
 def test_a_refusal_says_which_rival_leaves_the_stickers_in_doubt_and_by_how_much(
         lamp: str, seed: int, pieces: Optional[list[str]]) -> None:
