@@ -46,9 +46,11 @@ spots uncounted and never confirmed by the light (not kept; docs/colour.md), whi
 on 39100-39599 (hostile); 43000-43249 (every harsh light) with the rule in force and with
 overruled glare spots counted only against rivals that move them (not kept; docs/colour.md);
 44000-44249 once with the rule in force, for a 3x3 (every harsh light, plain and ``--twisted``)
-and for a 2x2.
+and for a 2x2; 45000-45249 for a 3x3 (every harsh light, plain and ``--twisted``) with each
+face's exposure fitted with its colours and with the model before (hard and hostile also in
+trials not kept; docs/colour.md); 46000-46249 once with it, for a 3x3, plain and ``--twisted``.
 A wrong cube found sits just past the gap asked, so almost any change "mends" most of those
-known: to measure a change, read the next range no run has touched (45000 on) with and without
+known: to measure a change, read the next range no run has touched (47000 on) with and without
 it, and write both figures down before mending anything on it.
 
 With ``--twisted`` every cube has one corner turned in its socket instead (a cube no turning
