@@ -477,14 +477,13 @@ def test_a_wrong_3x3_the_light_confirmed_before_is_not_accepted() -> None:
 @pytest.mark.parametrize("lamp, seed, doubted", [("one", 3046, [5, 10])])
 def test_a_glared_sticker_whose_every_rival_reads_a_confirmed_one_otherwise_is_read(
         lamp: str, seed: int, doubted: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    # a hard 3x3 of bench_colour.py's second seeds: the light confirms 52 stickers, but not the
-    # two of one edge whose red is washed by glare towards the white beside it (2007 under one
-    # lamp, two glare spots on pieces of their own, and 2066 under its own lamp were others;
-    # measured in their classes without themselves, and each face's exposure fitted with its
-    # colours, the colour rule reads them alone). Every
-    # real cube that reads either of them otherwise also reads a confirmed sticker otherwise
-    # (no real cube differs at those two alone), so it is a rival the light read against, and
-    # needs only the confirmed share
+    # a hard 3x3 of bench_colour.py's seeds 3000-3099: the light confirms 52 stickers, but not
+    # the two of one edge whose red is washed by glare towards the white beside it (2007 under
+    # one lamp, two glare spots on pieces of their own, and 2066 under its own lamp were
+    # others; measured in their classes without themselves, and each face's exposure fitted
+    # with its colours, the colour rule reads them alone). Every real cube that reads either of
+    # them otherwise also reads a confirmed sticker otherwise (no real cube differs at those two
+    # alone), so it is a rival the light read against, and needs only the confirmed share
     truth, scan = tail_scan("hard", lamp, seed)
     searched: dict[int, Optional[float]] = {}
 
