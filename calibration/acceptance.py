@@ -303,16 +303,21 @@ def _check_centres(reading: Reading, overruled: np.ndarray) -> None:
     which colour belongs to which face. Two centres of neighbouring faces, each clearly its
     own colour, pin that; with fewer (glare on the middle of every face, as under a lamp fixed
     beside one camera that sees every face in turn), the same stickers read as the cube turned
-    whole fit as well as the reading found, whatever its gap.
+    whole fit as well as the reading found, whatever its gap. A centre whose own colour counts
+    for little (``reading.trust`` under :data:`CLEAR_TRUST`: blotchy, or brighter than a white
+    could be there) is not clearly its own colour either.
 
     Raises:
-        DoubtfulStickersError: naming the centres the rules overruled.
+        DoubtfulStickersError: naming the centres the rules overruled or that count for little.
     """
     centres = list(centre_facelets())
-    trusted = [face for face, sticker in enumerate(centres) if sticker not in set(overruled)]
+    unclear = set(int(i) for i in overruled)
+    if reading.trust is not None:
+        unclear |= {s for s in centres if reading.trust[s] < CLEAR_TRUST}
+    trusted = [face for face, sticker in enumerate(centres) if sticker not in unclear]
     if any((b - a) % 3 for a in trusted for b in trusted):
         return  # two neighbouring faces (opposite faces are 3 apart in URFDLB)
-    doubtful = np.array([s for s in centres if s in set(overruled)], dtype=np.intp)
+    doubtful = np.array([s for s in centres if s in unclear], dtype=np.intp)
     faces = " ".join(FACE_LETTERS[int(i) // 9] for i in doubtful)
     raise DoubtfulStickersError(
         doubtful, reading.size,
