@@ -362,14 +362,9 @@ def face_gains(balanced: np.ndarray, labels: np.ndarray, faces_of: np.ndarray, *
     gains = np.ones((6, 3))
     for face in range(6):
         mine = faces_of == face
-        x, t = balanced[mine], wanted[mine]
         # the balance from the stickers near the face's exposure: not glare spots or misreads
         weights = 1.0 / (1.0 + ((brightness[mine] - level[face]) / _EXPOSURE_SPREAD) ** 2)
-        exposure = float(np.exp(level[face]))
-        channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
-            (weights[:, None] * t * t).sum(axis=0), 1e-9)
-        balance = np.clip(channel / exposure, 0.5, 2.0) ** _BALANCE_TRUST
-        gains[face] = exposure * balance
+        gains[face] = _face_gain(balanced[mine], wanted[mine], weights, float(np.exp(level[face])))
     return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
 
 
@@ -382,15 +377,21 @@ def _face_gains_at_once(balanced: np.ndarray, labels: np.ndarray,
         mine = faces_of == face
         x, t = balanced[mine], wanted[mine]
         # stickers far from their class (glare, logos) should not set the exposure
-        ratio = (x * t).sum(axis=1) / np.maximum((t * t).sum(axis=1), 1e-6)
-        weights = 1.0 / (1.0 + (np.log(np.maximum(ratio, 1e-3)) / 0.3) ** 2)
+        weights = 1.0 / (1.0 + (_log_brightness(x, t) / 0.3) ** 2)
         exposure = (weights * (x * t).sum(axis=1)).sum() / max(
             (weights * (t * t).sum(axis=1)).sum(), 1e-9)
-        channel = (weights[:, None] * x * t).sum(axis=0) / np.maximum(
-            (weights[:, None] * t * t).sum(axis=0), 1e-9)
-        balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
-        gains[face] = max(exposure, 1e-3) * balance
+        gains[face] = _face_gain(x, t, weights, float(exposure))
     return np.asarray(gains / np.exp(np.log(gains).mean(axis=0)))
+
+
+def _face_gain(colours: np.ndarray, wanted: np.ndarray, weights: np.ndarray,
+               exposure: float) -> np.ndarray:
+    """Return one face's RGB gain (3,): its ``exposure`` times the partly trusted balance of its
+    ``colours`` against the colours ``wanted`` of them, each sticker by its ``weights``."""
+    channel = (weights[:, None] * colours * wanted).sum(axis=0) / np.maximum(
+        (weights[:, None] * wanted * wanted).sum(axis=0), 1e-9)
+    balance = np.clip(channel / max(exposure, 1e-6), 0.5, 2.0) ** _BALANCE_TRUST
+    return np.asarray(max(exposure, 1e-3) * balance)
 
 
 def _log_brightness(colours: np.ndarray, wanted: np.ndarray) -> np.ndarray:

@@ -144,6 +144,7 @@ class _Pass:
     loose: LooseReading  # the cheapest reading with the turning rules left free
     trust: np.ndarray  # how far each sticker's own colour counts (the sampler's spread)
     iteration: int  # which pass of its fit this is (1 for the first)
+    lit: np.ndarray  # linear colours with the face gains and shading of ``labels`` taken out
     renaming: Optional[Renaming] = None  # a 3x3's cheapest renaming (renaming.py), if any
 
 
@@ -274,20 +275,17 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
         prior = None if self._full_shape() else self._prior(features, profile)
         trust = spread_trust(spread_rgb, n)
         clipped = rgb >= CLIPPED_LEVEL
-        last = self._settle(balanced, features, self._seed(features, scheme, profile, prior),
-                            trust, faces_of, clipped)
+        start = self._seed(features, scheme, profile, prior)
+        last = self._settle(balanced, features, start, trust, faces_of, clipped)
         if self._full_shape():
-            glared = glare_lit(self._model(balanced, last.labels, faces_of, last.scale,
-                                           trust)[1], last.labels)
+            glared = glare_lit(last.lit, last.labels)
             if glared.any():
                 # glare spots told by their brightness count as the sampler's blotchy ones do
                 # (_GLARE_LIT_TRUST), and the scan is read again
                 log.debug("stickers brighter than a white where they sit: %s",
                           np.nonzero(glared)[0].tolist())
                 trust = np.where(glared, np.minimum(trust, _GLARE_LIT_TRUST), trust)
-                last = self._settle(balanced, features,
-                                    self._seed(features, scheme, profile, prior), trust,
-                                    faces_of, clipped)
+                last = self._settle(balanced, features, start, trust, faces_of, clipped)
         if self.size == 2:
             # a profile's start is one more, not instead of the scheme's: started from the
             # profile's colours alone, washed-out light under one lamp read 67 of 100 2x2s
@@ -325,13 +323,15 @@ class ColourClassifier(BaseEstimator):  # type: ignore[misc]  # BaseEstimator is
                 cost, distance = cost[:, columns], distance[:, columns]
                 reading, renamed = self._read(cost)
             last = _Pass(features, distance, cost, gains, scale, 1.0, *reading, trust,
-                         iteration, renaming=renamed)
+                         iteration, lit, renaming=renamed)
             if labels is not None and np.array_equal(reading[0], labels):
                 break
             previous, labels = labels, reading[0]
             gains, lit, features, refs, scale, covariances = self._model(
                 balanced, labels, faces_of, scale, trust)
         else:
+            # the light was last fitted to the last pass's own reading
+            last = replace(last, lit=lit)
             if covariances is not None and previous is not None:
                 # no pass read what the one before it read. Priced in their classes without
                 # themselves, stickers two readings share out alike (red and orange halfway
