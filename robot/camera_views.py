@@ -33,7 +33,7 @@ from cubebot.solver.geometry import centre_facelets, check_size, corner_facelets
 from cubebot.solver.geometry import sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["FaceQuad", "CameraView", "RigCameras", "sticker_index"]
+__all__ = ["FaceQuad", "CameraView", "RigCameras", "Mounting", "sticker_index"]
 
 #: Far beyond any camera's frame: a corner this far out is a damaged file, not a position.
 _MAX_COORDINATE = 100_000.0
@@ -245,6 +245,57 @@ class RigCameras:
             raise RigModelError(f"{source}: unknown cameras field(s) {', '.join(unknown)}")
         return cls(tuple(_view(entry, f"{source}, camera {i + 1}")
                          for i, entry in enumerate(data["views"])))
+
+
+@dataclass(frozen=True)
+class Mounting:
+    """How the rig holds the cube: the colour of each face's centre as held, faces U R F D L B.
+
+    A rig whose cameras cannot see the centres (couplings over them) learns from its mounting
+    which colour belongs to which face: the scan reads the colours with the mounting as its
+    colour scheme. Colours are named as a colour scheme names them (``"white"``, ``"orange"``,
+    ``"#1428c8"``); the colour side checks the names when the scan reads them.
+    """
+
+    colours: tuple[str, str, str, str, str, str]
+
+    def __post_init__(self) -> None:
+        if len(self.colours) != 6 or not all(isinstance(c, str) and c for c in self.colours):
+            raise RigModelError("a mounting names six colours, one per face U R F D L B")
+        if len({c.lower() for c in self.colours}) != 6:
+            raise RigModelError(f"the mounting's colours {', '.join(self.colours)} must differ: "
+                                "each face of the held cube shows its own")
+
+    def colour(self, face: str) -> str:
+        """Return the colour of ``face``'s centre as the rig holds the cube."""
+        return self.colours[FACE_LETTERS.index(face)]
+
+    def describe(self) -> str:
+        """Return the mounting as one line, e.g. ``U orange, R yellow, F blue, ...``."""
+        return ", ".join(f"{f} {c}" for f, c in zip(FACE_LETTERS, self.colours))
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the JSON form, ``{"U": "orange", ...}``."""
+        return dict(zip(FACE_LETTERS, self.colours))
+
+    @classmethod
+    def from_dict(cls, data: object, source: str = "mounting") -> "Mounting":
+        """Return the mounting a parsed JSON object describes.
+
+        Raises:
+            RigModelError: not an object naming a colour for each face U R F D L B.
+        """
+        example = '{"U": "white", "R": "red", "F": "green", "D": "yellow", "L": "orange", "B": "blue"}'
+        if not isinstance(data, Mapping) or set(data) != set(FACE_LETTERS):
+            raise RigModelError(f"{source}: the mounting names the colour on each face of the "
+                                f"cube as the rig holds it, e.g. {example}")
+        if not all(isinstance(data[f], str) for f in FACE_LETTERS):
+            raise RigModelError(f"{source}: each face's colour is a name or #rrggbb, e.g. {example}")
+        colours = tuple(str(data[f]) for f in FACE_LETTERS)
+        try:
+            return cls(colours)  # type: ignore[arg-type]
+        except RigModelError as err:
+            raise RigModelError(f"{source}: {err}") from err
 
 
 def _view(entry: object, where: str) -> CameraView:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from cubebot.robot.actions.definition import ACTION_FIELDS, ActionModel
-from cubebot.robot.camera_views import RigCameras
+from cubebot.robot.camera_views import Mounting, RigCameras
 from cubebot.robot.errors import RigModelError
 from cubebot.solver.notation import FACE_LETTERS
 
@@ -89,6 +89,7 @@ class RigModel:
     kind: Optional[RigKind] = None  # None: six-motor or five-motor, by the number of faces
     actions: Optional[ActionModel] = None  # an action rig's joints, switches and verbs
     cameras: Optional[RigCameras] = None  # fixed cameras that scan the cube in place
+    mounting: Optional[Mounting] = None  # the colour on each face as the rig holds the cube
 
     def __post_init__(self) -> None:
         faces = self.faces.upper()
@@ -111,6 +112,23 @@ class RigModel:
         if self.settle_time < 0:
             raise RigModelError(f"rig model {self.name!r}: settle_time must be >= 0")
         self._check_kind()
+        self._check_mounting()
+
+    def _check_mounting(self) -> None:
+        """Refuse a model whose cameras cannot see a centre and that does not say how it holds
+        the cube: the hidden centre's colour would be a guess."""
+        if self.cameras is None or self.mounting is not None:
+            return
+        centres = {f"{f}5" for f in FACE_LETTERS}
+        hidden = sorted({h for view in self.cameras.views for h in view.hidden} & centres)
+        if hidden:
+            raise RigModelError(
+                f"rig model {self.name!r}: its cameras cannot see the centre(s) "
+                f"{', '.join(hidden)}, so it must say how it holds the cube: add \"mounting\" "
+                "with the colour on each face as held, e.g. \"mounting\": {\"U\": \"white\", "
+                "\"R\": \"red\", \"F\": \"green\", \"D\": \"yellow\", \"L\": \"orange\", "
+                "\"B\": \"blue\"} (or `cubebot calibrate camera ... --mounting "
+                "white,red,green,yellow,orange,blue`)")
 
     def _check_kind(self) -> None:
         if self.kind is None:
@@ -152,6 +170,8 @@ class RigModel:
         data["kind"] = self.kind_value.value
         if self.description:
             data["description"] = self.description
+        if self.mounting is not None:
+            data["mounting"] = self.mounting.to_dict()
         if self.cameras is not None:
             data["cameras"] = self.cameras.to_dict()
         return data
@@ -173,12 +193,14 @@ class RigModel:
         missing = [k for k in _FIELDS if k not in data]
         if missing:
             raise RigModelError(f"{source}: rig model lacks {', '.join(missing)}")
-        unknown = sorted(set(data) - set(_FIELDS) - {"description", "cameras"})
+        unknown = sorted(set(data) - set(_FIELDS) - {"description", "cameras", "mounting"})
         if unknown:
             raise RigModelError(f"{source}: unknown rig model field(s) {', '.join(unknown)}")
         values: dict[str, Any] = {"description": str(data.get("description", ""))}
         if "cameras" in data:
             values["cameras"] = RigCameras.from_dict(data["cameras"], f"{source}: cameras")
+        if "mounting" in data:
+            values["mounting"] = Mounting.from_dict(data["mounting"], f"{source}: mounting")
         for key, kind in _FIELDS.items():
             value = data[key]
             if kind is float and isinstance(value, int) and not isinstance(value, bool):

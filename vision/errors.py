@@ -113,3 +113,10 @@ class DoubtfulScanError(ScanError):
         self.camera_names = list(camera_names)
         self.reading = reading
         self.confidence = confidence
+
+    def with_note(self, note: str) -> "DoubtfulScanError":
+        """Return the same doubt with ``note`` added to its message (where its frames are)."""
+        return DoubtfulScanError(f"{self} ({note})", stickers=self.stickers,
+                                 cameras=self.cameras, faces=self.faces, reading=self.reading,
+                                 confidence=self.confidence, camera_names=self.camera_names,
+                                 seen_by=self.seen_by, frames=self.frames)

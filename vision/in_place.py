@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Callable, Sequence
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from cubebot.solver.notation import FACE_LETTERS, Move
 from cubebot.vision.cameras import Camera, DeviceCamera
-from cubebot.vision.errors import DoubtfulScanError, OptionError
+from cubebot.vision.errors import DoubtfulScanError, OptionError, VisionError
 from cubebot.vision.look_again import Look, read_looking_again
 from cubebot.vision.multiview import CameraViewLike, CubeReading, read_shots, shots_from_views
 
@@ -31,7 +32,10 @@ log = logging.getLogger(__name__)
 class RigCameraSet:
     """The rig's fixed cameras, open: one camera per view of the rig model, in its order.
 
-    Closing the set (or leaving it as a context manager) closes every camera.
+    Closing the set (or leaving it as a context manager) closes every camera. With
+    ``save_frames`` (a folder), every frame taken is also written there as
+    ``<camera>-<look>.png``, so a refused scan can be looked at, or read again with
+    ``cubebot scan --rig MODEL --frames ...``.
 
     Raises (from the constructor):
         OptionError: the number of cameras and views differ, or there are none.
@@ -39,6 +43,8 @@ class RigCameraSet:
 
     views: tuple[CameraViewLike, ...]
     cameras: tuple[Camera, ...]
+    save_frames: Path | None = None
+    _looks: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.views or len(self.views) != len(self.cameras):
@@ -50,8 +56,29 @@ class RigCameraSet:
 
         Raises:
             CameraError: a camera is closed, missing or gave no frame (naming it).
+            VisionError: a frame cannot be written to ``save_frames``.
         """
-        return [camera.read() for camera in self.cameras]
+        frames = [camera.read() for camera in self.cameras]
+        self._looks += 1
+        if self.save_frames is not None:
+            self._save(frames)
+        return frames
+
+    def saved(self) -> list[Path]:
+        """Return the files of the last look's frames in ``save_frames`` (none without it)."""
+        if self.save_frames is None or not self._looks:
+            return []
+        return [self.save_frames / f"{view.name}-{self._looks}.png" for view in self.views]
+
+    def _save(self, frames: list[np.ndarray]) -> None:
+        import cv2
+
+        assert self.save_frames is not None
+        self.save_frames.mkdir(parents=True, exist_ok=True)
+        for path, frame in zip(self.saved(), frames):
+            if not cv2.imwrite(str(path), frame):
+                raise VisionError(f"cannot write the frame {path}: check that the folder is "
+                                  "writable")
 
     def close(self) -> None:
         """Close every camera (the ones already closed are left alone)."""
@@ -67,7 +94,7 @@ class RigCameraSet:
 
 
 def open_rig_cameras(views: Sequence[CameraViewLike], sources: Sequence[str],
-                     backend: str | None = None) -> RigCameraSet:
+                     backend: str | None = None, save_frames: Path | None = None) -> RigCameraSet:
     """Return the rig's cameras opened from ``sources`` (a device index or URL per view).
 
     Each camera is opened at its view's calibrated resolution. On a failure the cameras
@@ -89,7 +116,7 @@ def open_rig_cameras(views: Sequence[CameraViewLike], sources: Sequence[str],
         for camera in opened:
             camera.close()
         raise
-    return RigCameraSet(tuple(views), tuple(opened))
+    return RigCameraSet(tuple(views), tuple(opened), save_frames)
 
 
 @dataclass(frozen=True)

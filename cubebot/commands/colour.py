@@ -142,7 +142,83 @@ def _solved_scan(camera: Camera, size: "int | str") -> FaceScan:
     return scan_any_size(camera, lambda scan: None)[1]
 
 
+def _light_target(args: argparse.Namespace) -> Path:
+    from cubebot.calibration.rig_light import rig_light_path
+
+    return Path(args.light) if args.light else rig_light_path(args.rig)
+
+
+def _calibrate_rig_light(args: argparse.Namespace) -> int:
+    """Learn the rig's own light from frames of its cameras showing a known cube."""
+    import numpy as np
+
+    from cubebot.calibration.rig_light import RigLight
+    from cubebot.commands.vision import rig_frames
+    from cubebot.robot import RigModel
+    from cubebot.vision.errors import VisionError
+    from cubebot.vision.multiview import sample_shots, shots_from_views
+
+    model = RigModel.load(args.rig)
+    if model.cameras is None:
+        raise VisionError(f"rig model {args.rig!r} has no cameras to learn the light of: add them "
+                          "with `cubebot calibrate camera --image FRAME --faces URF --rig MODEL`")
+    views = model.cameras.views
+    frames = rig_frames(args.frames, views)
+    facelets = Cube(args.facelets).facelets if args.facelets else _solved(3)
+    scan = sample_shots(shots_from_views(frames, views, 3), 3)
+    seen = np.array([c is not None for c in scan.camera])
+    _check_shows(scan.rgb, seen, facelets)
+    target = _light_target(args)
+    scheme = list(model.mounting.colours) if model.mounting is not None else args.scheme
+    light = RigLight.load(target) if target.is_file() and not args.fresh else RigLight.empty(scheme)
+    light = light.learn(facelets, scan.rgb, scan.camera)
+    light.save(target)
+    print(f"learnt the light of rig {model.name!r} from {light.scans} proved scan(s), saved "
+          f"{target}")
+    profile = light.profile()
+    if profile is None:
+        print("  not every colour seen yet: scans read with it once all six are")
+        return 0
+    for name, lab, spread, count in zip(profile.scheme.colours, profile.lab, profile.spread,
+                                        profile.counts):
+        print(f"  {name:8s} L {lab[0]:5.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}"
+              f"  spread {spread:5.1f}  ({count} stickers)")
+    return 0
+
+
+def _check_shows(rgb: object, seen: object, facelets: str) -> None:
+    """Refuse frames whose colours do not show ``facelets`` (a rig would learn wrong colours).
+
+    A real rig's frames of the right cube leave a few stickers nearer another face's mean
+    colour (5 or 6 of 48 on the frames of a two-camera robot, under its lamp and blur); frames
+    of another cube leave most of them so.
+
+    Raises:
+        SampleError: more than a quarter of the stickers look like another face's colour.
+    """
+    import numpy as np
+
+    from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
+
+    lab = linear_to_lab(srgb_to_linear(np.asarray(rgb, dtype=float)))
+    mask = np.asarray(seen, dtype=bool)
+    faces = np.array(["URFDLB".index(c) for c in facelets])
+    means = np.array([lab[mask & (faces == f)].mean(axis=0) if (mask & (faces == f)).any()
+                      else np.full(3, np.inf) for f in range(6)])
+    nearest = ((lab[:, None, :] - means[None]) ** 2).sum(axis=2).argmin(axis=1)
+    astray = [i for i in np.flatnonzero(mask) if nearest[i] != faces[i]]
+    if len(astray) > int(mask.sum()) // 4:
+        names = ", ".join(sticker_name(int(i), 3) for i in astray[:6])
+        raise SampleError(f"the frames do not show the cube given: {len(astray)} stickers look "
+                          f"like another face's colour ({names}, ...); give --facelets of the "
+                          "cube held in the rig, or frames of the solved cube")
+
+
 def _calibrate(args: argparse.Namespace) -> int:
+    if args.frames:
+        if not args.rig:
+            raise SampleError("--frames are a rig's camera frames: give its model with --rig")
+        return _calibrate_rig_light(args)
     target = Path(args.profile) if args.profile else default_profile_path()
     start = ColourProfile.load(target) if args.update and target.is_file() else None
     scans: list[tuple[list[object], int, Optional[str]]] = []
@@ -206,6 +282,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="folder of six photos U R F D L B (U.jpg ...) of the solved cube")
     p.add_argument("--scan-photos", action="append", metavar="DIR",
                    help="folder of six face photos of any position; may repeat")
+    p.add_argument("--rig", metavar="MODEL",
+                   help="with --frames: the rig model whose cameras took them; the rig learns "
+                        "its own light (per camera and sticker) for the scans after")
+    p.add_argument("--frames", nargs="+", metavar="FRAME",
+                   help="frames of the rig's cameras (one per camera, or one side by side) "
+                        "showing the solved cube, or the cube --facelets names")
+    p.add_argument("--facelets", help="with --frames: the cube the frames show (default solved)")
+    p.add_argument("--light", metavar="PATH",
+                   help="with --rig: where the rig's learnt light is kept (default: "
+                        "rig-light/<rig>.json in the user config dir)")
+    p.add_argument("--fresh", action="store_true",
+                   help="with --rig: forget what the rig learnt before")
     p.add_argument("--size", type=size_or_auto, default="auto",
                    help="cube size of the photo folders: 2, 3, or auto (default: the photos "
                         "decide)")

@@ -117,10 +117,84 @@ def _scan_corner_photos(args: argparse.Namespace) -> int:
     return 0
 
 
+def rig_frames(paths: list[str], views: tuple[Any, ...]) -> list[np.ndarray]:
+    """Return one frame per camera of the rig model, read from ``paths`` in the views' order.
+
+    One file may also hold every camera's frame side by side, left to right in the views'
+    order (as some robots save them): it is cut into the cameras' frames.
+
+    Raises:
+        VisionError: a file is missing or not a picture, or the files do not match the
+            cameras (how many, or their size), naming what to give.
+    """
+    frames = [_read_frame(path) for path in paths]
+    sizes = [tuple(v.resolution) for v in views]
+    if len(frames) == 1 and len(views) > 1:
+        height, width = frames[0].shape[:2]
+        if width == sum(w for w, _ in sizes) and all(h == height for _, h in sizes):
+            cuts = np.cumsum([0] + [w for w, _ in sizes])
+            return [frames[0][:, cuts[k]:cuts[k + 1]] for k in range(len(views))]
+    if len(frames) != len(views):
+        names = ", ".join(f"{v.name} ({v.resolution[0]}x{v.resolution[1]})" for v in views)
+        raise VisionError(f"{len(frames)} frame file(s) for the rig's {len(views)} camera(s): "
+                          f"give one per camera, in this order: {names} (or one file with "
+                          "them side by side)")
+    return frames
+
+
+def _rig_profile(args: argparse.Namespace) -> object:
+    """Return the colour profile of a rig's scan: one given (or none), else the rig's own
+    learnt light where it has learnt every colour, else the saved default."""
+    if args.no_profile or args.profile:
+        return _profile_choice(args)
+    from cubebot.calibration.rig_light import RigLight, rig_light_path
+
+    path = rig_light_path(args.rig)
+    learnt = RigLight.load(path).profile() if path.is_file() else None
+    return learnt if learnt is not None else None
+
+
+def _scan_rig_frames(args: argparse.Namespace) -> int:
+    """Read the cube from saved frames of a rig model's cameras, as an in-place scan does."""
+    from cubebot.robot import RigModel
+    from cubebot.vision.in_place import unseen
+    from cubebot.vision.multiview import read_shots, shots_from_views
+
+    model = RigModel.load(args.rig)
+    if model.cameras is None:
+        raise VisionError(f"rig model {args.rig!r} has no cameras: add them with `cubebot "
+                          "calibrate camera --image FRAME --faces URF --rig MODEL.json`")
+    size = 3 if args.size == AUTO else args.size
+    missed = model.cameras.describe_missed(size)
+    if missed:
+        raise VisionError(missed)
+    views = model.cameras.views
+    frames = rig_frames(args.frames, views)
+    scheme = args.scheme
+    if scheme is None and model.mounting is not None:
+        scheme = list(model.mounting.colours)
+    reading = read_shots(shots_from_views(frames, views, size), size,
+                         profile=_rig_profile(args), scheme=scheme)
+    cameras = {v.name: sum(1 for c in reading.cameras if c == v.name) for v in views}
+    extra: dict[str, Any] = {"stickers_per_camera": cameras,
+                             "hidden": [sticker_name(i, size) for i in unseen(views, size)]}
+    if model.mounting is not None:
+        extra["mounting"] = model.mounting.to_dict() if args.json else model.mounting.describe()
+    _print_result(args, reading.facelets, reading.confidence, reading.margin, None, extra)
+    return 0
+
+
 def _scan(args: argparse.Namespace) -> int:
     profile = _profile_choice(args)
     if args.corner_photos is not None:
         return _scan_corner_photos(args)
+    if args.frames is not None:
+        if not args.rig:
+            raise UsageError("--frames reads a rig's cameras: give the rig model with --rig "
+                             "MODEL.json (from `cubebot calibrate camera`)")
+        return _scan_rig_frames(args)
+    if args.rig:
+        raise UsageError("--rig goes with --frames (saved frames of the rig's cameras)")
     fixed_size = 3 if args.size == AUTO else args.size  # the live and virtual cubes need one
     extra: dict[str, Any] = {}
     if args.camera is not None:
@@ -261,10 +335,15 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
         raise UsageError(f"rig model {args.rig!r} is built in: give --output MODEL.json to save "
                          "your rig's model with this camera")
     data["cameras"] = RigCameras(tuple(views)).to_dict()
+    if args.mounting:
+        data["mounting"] = _mounting(args.mounting).to_dict()
+    saved = RigModel.from_dict(data, str(output))  # refuses hidden centres with no mounting
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(data, indent=2) + "\n")
     for f in faces:
         print(f"face {f}: corners " + " ".join(f"{x:.0f},{y:.0f}" for x, y in quads[f]))
+    if saved.mounting is not None:
+        print(f"mounting: {saved.mounting.describe()}")
     if args.overlay and frame is not None:
         from cubebot.vision.overlay import draw_corner_view
 
@@ -273,6 +352,32 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
         print(f"wrote {write_image(draw_corner_view(frame, quads, args.size), Path(args.overlay))}")
     print(f"camera {name!r} saved in {output} (use it with --rig {output})")
     return 0
+
+
+def _mounting(text: str) -> Any:
+    """Return the mounting ``--mounting`` gives: six colours in face order U R F D L B, or
+    ``U=orange,R=yellow,...``.
+
+    Raises:
+        UsageError: neither form.
+    """
+    from cubebot.robot.camera_views import Mounting
+    from cubebot.robot.errors import RigModelError
+
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    usage = ("--mounting takes the colour on each face as the rig holds the cube: six colours in "
+             "the order U R F D L B (e.g. orange,yellow,blue,red,white,green) or "
+             "U=orange,R=yellow,F=blue,D=red,L=white,B=green")
+    try:
+        if all("=" in p for p in parts):
+            pairs = dict(p.split("=", 1) for p in parts)
+            return Mounting.from_dict({k.strip().upper(): v.strip() for k, v in pairs.items()},
+                                      "--mounting")
+        if len(parts) == 6 and not any("=" in p for p in parts):
+            return Mounting(tuple(parts))  # type: ignore[arg-type]
+    except RigModelError as err:
+        raise UsageError(f"{usage} ({err})") from err
+    raise UsageError(usage)
 
 
 def _resolution(text: str) -> tuple[int, int]:
@@ -308,6 +413,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
                         help="scan a virtual scrambled cube and check the result against it")
     source.add_argument("--corner-photos", nargs=2, metavar="PHOTO",
                         help="two photos of opposite corners, three faces each (any order)")
+    source.add_argument("--frames", nargs="+", metavar="FRAME",
+                        help="saved frames of a rig's fixed cameras (with --rig), one per "
+                             "camera in the model's order, or one file with them side by side")
+    p.add_argument("--rig", metavar="MODEL",
+                   help="with --frames: the rig model whose cameras took them")
     p.add_argument("--size", type=size_or_auto, default=AUTO,
                    help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
                         "scan and --synthetic take 3)")
@@ -351,6 +461,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--source", help="with --faces: the device index or URL the camera opens as")
     p.add_argument("--hidden", nargs="*", metavar="STICKER",
                    help="with --faces: stickers the rig hides from this camera, e.g. U5 R5 F5")
+    p.add_argument("--mounting", metavar="COLOURS",
+                   help="with --faces: the colour on each face as the rig holds the cube, U R F "
+                        "D L B (e.g. orange,yellow,blue,red,white,green); needed where the rig "
+                        "hides the centres")
     p.add_argument("--resolution", metavar="WxH",
                    help="with --faces --corners and no frame: the camera's frame size")
     p.add_argument("--overlay", metavar="PNG",

@@ -30,7 +30,11 @@ class RunOptions:
     ``confirm``: asked before the rig moves (None: not asked); ``rescan``: scan the cube again
     afterwards (a camera that sees the rig's cube); ``output``: folder for the pictures (None:
     none written); ``truth``: the cube really there, when it is known (the demo's virtual
-    cube), which the scan must read.
+    cube), which the scan must read; ``save_frames``: folder where the rig's own cameras'
+    frames are kept (None: not kept); ``rig_light``: the file of the rig's learnt light
+    (:class:`~cubebot.calibration.rig_light.RigLight`), read by a scan of the rig's cameras
+    that has no profile given, and taught by a run that ends solved with the last look
+    agreeing (None: neither).
 
     Raises (from the constructor):
         solver.UnsupportedSizeError: a size other than 2 or 3.
@@ -46,6 +50,8 @@ class RunOptions:
     rescan: bool = False
     output: Path | None = None
     truth: str | None = None
+    save_frames: Path | None = None
+    rig_light: Path | None = None
 
     def __post_init__(self) -> None:
         if self.size is not None:

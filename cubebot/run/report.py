@@ -16,6 +16,7 @@ from cubebot.solver import Cube, Solution, format_moves
 from cubebot.solver.geometry import size_of_facelets, sticker_name
 from cubebot.solver.notation import Move
 from cubebot.vision import FaceScan
+from cubebot.vision.multiview import CubeReading
 
 __all__ = ["ScanSource", "ScanRecord", "StepRecord", "RunReport", "Listener", "LogListener"]
 
@@ -47,7 +48,9 @@ class ScanRecord:
     ``hidden`` the stickers no camera saw (supplied by the mounting and the cube's rules),
     ``turns`` the moves the rig made to look again (the cube read is the one after them) and
     ``looked_again`` how many times a rig that shows the cube to its camera looked again at
-    stickers in doubt (the cube read is the one it held when the scan began).
+    stickers in doubt (the cube read is the one it held when the scan began); ``reading`` is
+    the rig cameras' reading itself (what each camera saw), which a proved run teaches the
+    rig's light.
     """
 
     classification: Classification
@@ -59,6 +62,7 @@ class ScanRecord:
     hidden: tuple[int, ...] = ()
     turns: tuple[Move, ...] = ()
     looked_again: int = 0
+    reading: CubeReading | None = None
 
     @property
     def extra_looks(self) -> int:

@@ -94,7 +94,8 @@ def run_rig(camera: Camera | None, port: str, options: RunOptions = RunOptions()
         if camera is None and rig_cameras is None and model.cameras is not None:
             views = model.cameras.views
             rig_cameras = stack.enter_context(
-                open_rig_cameras(views, [v.source for v in views], backend))
+                open_rig_cameras(views, [v.source for v in views], backend,
+                                 save_frames=options.save_frames))
         motion = RigMotion(connection, guard)
         ctx = RunContext(options, camera, connection, model, size,
                          RunReport(size, truth=options.truth),

@@ -11,6 +11,7 @@ from typing import Callable
 
 from cubebot.calibration import Classification
 from cubebot.calibration.profile import ProfileLike
+from cubebot.robot.camera_views import Mounting
 from cubebot.run.report import ScanRecord, ScanSource
 from cubebot.solver.notation import Move
 from cubebot.vision import Camera, SamplePoints, run_guided_scan, scan_cube
@@ -50,10 +51,13 @@ def scan(camera: Camera, size: int, *, profile: ProfileLike = None,
 
 def scan_with_rig_cameras(cameras: RigCameraSet, size: int, *, profile: ProfileLike = None,
                           turn: Callable[[Move], None] | None = None,
-                          faces: str = "URFDLB") -> ScanRecord:
+                          faces: str = "URFDLB",
+                          mounting: Mounting | None = None) -> ScanRecord:
     """Return the cube the rig's own cameras see where it is held, one frame per camera.
 
-    With ``turn`` (the rig makes a move; ``faces`` are the ones it can turn), a doubtful
+    ``mounting`` (the rig model's) says which colour is on which face as the rig holds the
+    cube: it is the scan's colour scheme, and the colour of every centre the rig hides. With
+    ``turn`` (the rig makes a move; ``faces`` are the ones it can turn), a doubtful
     reading makes the rig turn a face and look again; the record's ``turns`` then lists the
     moves and the cube read is the one after them.
 
@@ -63,10 +67,11 @@ def scan_with_rig_cameras(cameras: RigCameraSet, size: int, *, profile: ProfileL
             cameras).
         vision.CameraError: a camera failed.
     """
-    found = scan_in_place(cameras, size, profile=profile, turn=turn, faces=faces)
+    scheme = None if mounting is None else list(mounting.colours)
+    found = scan_in_place(cameras, size, profile=profile, scheme=scheme, turn=turn, faces=faces)
     reading = found.reading
     classification = Classification(reading.facelets, reading.confidence, reading.margin,
                                     reading.overruled)
     return ScanRecord(classification, None, ScanSource.RIG_CAMERAS, frames=found.frames_taken,
                       cameras=found.cameras, views=found.frames,
-                      hidden=unseen(cameras.views, size), turns=found.turns)
+                      hidden=unseen(cameras.views, size), turns=found.turns, reading=reading)

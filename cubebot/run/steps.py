@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, TypeVar
 
+from cubebot.calibration.profile import ProfileLike
+from cubebot.calibration.rig_light import RigLight
 from cubebot.render import summary_image, write_image, write_net_png
 from cubebot.robot import ProtocolError, Rig, RigModel, rig_time
 from cubebot.run.errors import RunError
@@ -151,8 +153,43 @@ def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
         with ctx.motion():
             ctx.rig.stream([move])
 
-    return scan_with_rig_cameras(cameras, ctx.size, profile=ctx.options.profile, turn=turn,
-                                 faces=ctx.model.faces)
+    try:
+        return scan_with_rig_cameras(cameras, ctx.size, profile=_rig_scan_profile(ctx),
+                                     turn=turn, faces=ctx.model.faces,
+                                     mounting=ctx.model.mounting)
+    except DoubtfulScanError as err:
+        saved = cameras.saved()
+        if not saved:
+            raise
+        raise err.with_note("the frames it read: " + " ".join(str(p) for p in saved)
+                            + "; read them again with `cubebot scan --rig MODEL --frames ...`")
+
+
+def _rig_scan_profile(ctx: RunContext) -> ProfileLike:
+    """Return the colour profile a scan of the rig's cameras reads with: the one the run was
+    given, else the rig's learnt light once it has seen every colour, else the saved one."""
+    path = ctx.options.rig_light
+    if ctx.options.profile is not None or path is None or not path.is_file():
+        return ctx.options.profile
+    learnt = RigLight.load(path).profile()
+    return learnt if learnt is not None else None
+
+
+def _learn_light(ctx: RunContext) -> str:
+    """Teach the rig's light the run's scan, proved by the run (solved, last look agreeing);
+    return what was learnt, for the verify step's line ("" when nothing)."""
+    report, path = ctx.report, ctx.options.rig_light
+    scan = report.scan
+    reading = scan.reading if scan is not None else None
+    if path is None or reading is None or reading.rgb is None:
+        return ""  # no light kept, or a reading combined from several looks
+    if report.verified_facelets is None:
+        return ""  # solved by the rig's record alone: the cameras did not look again
+    scheme = list(ctx.model.mounting.colours) if ctx.model.mounting is not None else None
+    light = RigLight.load(path) if path.is_file() else RigLight.empty(scheme)
+    light = light.learn(reading.facelets, reading.rgb, reading.cameras)
+    light.save(path)
+    return f"; the rig learnt its light from this scan ({light.scans} proved)"
 
 
 def _tables(ctx: RunContext) -> str:
@@ -220,7 +257,9 @@ def _verify(ctx: RunContext) -> str:
     report.rig_facelets = rig_cube(ctx.rig)
     if ctx.rig_cameras is not None:
         try:
-            again = scan_with_rig_cameras(ctx.rig_cameras, ctx.size, profile=options.profile)
+            again = scan_with_rig_cameras(ctx.rig_cameras, ctx.size,
+                                          profile=_rig_scan_profile(ctx),
+                                          mounting=ctx.model.mounting)
         except DoubtfulScanError as err:  # the rig's own record still checks the cube
             log.warning("the re-scan by the rig's cameras is in doubt: %s", err)
         else:
@@ -230,7 +269,7 @@ def _verify(ctx: RunContext) -> str:
                      sample_points=options.sample_points)
         report.verified_facelets = again.facelets
     if report.solved:
-        return "solved"
+        return "solved" + _learn_light(ctx)
     if report.checked:
         return f"NOT solved: rig {report.rig_facelets}, re-scan {report.verified_facelets}"
     return ("cannot check: the rig keeps no record of its cube and the camera cannot see it "

@@ -150,7 +150,9 @@ def test_under_a_glaring_lamp_looking_again_settles_doubtful_scans_and_none_is_w
         except DoubtfulScanError:
             after["refused"] += 1
     assert first["refused"] >= 2  # the lamp does cast doubt
-    assert after["right"] >= first["right"] + 2 and after["refused"] <= 1
+    # since a sticker beside a coupling is sampled away from it (real frames read far better),
+    # the first look reads 7 of these 12 instead of 5, and looking again 10 instead of 11
+    assert after["right"] >= first["right"] + 2 and after["refused"] <= 2
 
 
 def test_a_frame_of_the_wrong_size_names_the_camera() -> None:

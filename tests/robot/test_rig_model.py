@@ -20,9 +20,12 @@ def test_builtin_models_are_six_and_five_motor() -> None:
 
 def _motor_fields(model: RigModel) -> dict[str, object]:
     """Return a motor rig's fields as its JSON file has them (the kind follows the faces)."""
-    fields = {k: v for k, v in model.__dict__.items() if k not in ("actions", "kind", "cameras")}
+    fields = {k: v for k, v in model.__dict__.items()
+              if k not in ("actions", "kind", "cameras", "mounting")}
     if model.cameras is not None:
         fields["cameras"] = model.cameras.to_dict()
+    if model.mounting is not None:
+        fields["mounting"] = model.mounting.to_dict()
     return fields
 
 

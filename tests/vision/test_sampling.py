@@ -63,3 +63,41 @@ def test_inner_fraction_must_be_a_fraction(ideal_camera: SyntheticCamera) -> Non
     frame = ideal_camera.read_face("U")
     with pytest.raises(ValueError, match="inner fraction"):
         sample_stickers(frame, detect_grid(frame, 3), inner=1.5)
+
+
+def _face_with_a_coupling(reach: float) -> tuple[np.ndarray, "Grid"]:
+    """Return a 300x300 frame of one face, nine plain tiles, and a round coupling over the
+    centre in the centre's colour reaching ``reach`` of a sticker's side into its neighbours."""
+    import cv2
+
+    from cubebot.vision.grid import Grid, grid_from_corners
+
+    frame = np.zeros((300, 300, 3), np.uint8)
+    tiles = [(40, 40, 200), (40, 200, 40), (200, 60, 30)] * 3  # BGR, row by row
+    tiles[4] = (200, 40, 200)  # the centre (and its coupling) a colour of its own
+    for k, colour in enumerate(tiles):
+        row, col = divmod(k, 3)
+        frame[row * 100 + 2:row * 100 + 98, col * 100 + 2:col * 100 + 98] = colour
+    radius = int(50 + reach * 100)
+    cv2.circle(frame, (150, 150), radius, tiles[4], -1)
+    grid: Grid = grid_from_corners([(0, 0), (300, 0), (300, 300), (0, 300)], 3)
+    return frame, grid
+
+
+def test_a_sticker_beside_a_covered_centre_is_sampled_away_from_the_coupling() -> None:
+    frame, grid = _face_with_a_coupling(reach=0.6)
+    painted = np.array([(200, 40, 40), (40, 200, 40), (30, 60, 200)] * 3, float)  # RGB
+    painted[4] = (200, 40, 200)
+    plain, _ = sample_stickers(frame, grid)
+    beside, _ = sample_stickers(frame, grid, covered=frozenset({4}))
+    for k in (1, 3, 5, 7):  # the edges around the centre
+        assert np.abs(beside[k] - painted[k]).max() < 8, k
+        assert np.abs(plain[k] - painted[k]).max() > 40, k  # in the middle: the coupling's
+    for k in (0, 2, 6, 8):  # corners touch no covered sticker and are sampled as before
+        assert np.array_equal(beside[k], plain[k])
+
+
+def test_covered_stickers_must_be_on_the_face() -> None:
+    frame, grid = _face_with_a_coupling(reach=0.1)
+    with pytest.raises(ValueError, match="are not stickers 0-8"):
+        sample_stickers(frame, grid, covered=frozenset({9}))
