@@ -120,6 +120,7 @@ class CornerPhoto:
     scene: str
     cube: str
     original: str  # the file's path in its source repository
+    scheme: str  # the colours of the solved cube's faces U R F D L B, e.g. "WRGYOB"
     video: Optional[str] = None  # the video a frame was taken from
 
     @property
@@ -220,6 +221,12 @@ def _stickers(value: Any, where: str) -> tuple[str, str, str]:
     return (value[0], value[1], value[2])
 
 
+def _scheme(value: Any, where: str) -> str:
+    if not (isinstance(value, str) and sorted(value) == sorted(COLOURS)):
+        raise CornerDataError(f"{where}: scheme {value!r} must name the six colours {COLOURS} once each, faces U R F D L B")
+    return value
+
+
 def _photo(record: Mapping[str, Any], root: Path) -> CornerPhoto:
     where = f"photo {record.get('id', '?')!r}"
     outline = _field(record, "outline", where)
@@ -245,6 +252,7 @@ def _photo(record: Mapping[str, Any], root: Path) -> CornerPhoto:
         scene=str(_field(record, "scene", where)),
         cube=str(_field(record, "cube", where)),
         original=str(_field(record, "original", where)),
+        scheme=_scheme(_field(record, "scheme", where), where),
         video=record.get("video"),
     )
 
