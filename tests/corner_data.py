@@ -273,10 +273,10 @@ def load_corner_views(root: Path = CORNER_VIEWS) -> CornerViews:
     states = []
     for record in _field(data, "states", str(manifest)):
         where = f"state {record.get('id', '?')!r}"
-        pair = tuple(_field(record, "photos", where))
+        pair = [str(i) for i in _field(record, "photos", where)]
         if len(pair) != 2 or not set(pair) <= known:
             raise CornerDataError(f"{where}: photos {pair!r} must be two ids of the set's photos")
-        states.append(CubeState(id=str(_field(record, "id", where)), photos=pair,  # type: ignore[arg-type]
+        states.append(CubeState(id=str(_field(record, "id", where)), photos=(pair[0], pair[1]),
                                 facelets=str(_field(record, "facelets", where)),
                                 held_out=bool(_field(record, "held_out", where))))
     return CornerViews(photos=photos, states=tuple(states), sources=_field(data, "sources", str(manifest)))
