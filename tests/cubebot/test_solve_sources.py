@@ -1,0 +1,163 @@
+"""``cubebot solve`` from photos, a scramble or standard input; moves typed where facelets go."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cubebot.cli import main
+from cubebot.render import net_image, solution_steps
+from cubebot.solver import Cube, parse_moves
+from cubebot.vision import SyntheticCamera
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def moves_line(out: str) -> str:
+    """Return the printed moves: the line after the scan's "margin ..." line."""
+    lines = out.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("margin")) + 1]
+
+
+@pytest.fixture(scope="module")
+def photographed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Cube]:
+    """Return a folder of six photos of a virtual scrambled cube, and that cube."""
+    cube = Cube.random(3, seed=11)
+    folder = tmp_path_factory.mktemp("photos")
+    with SyntheticCamera(cube, seed=11) as camera:
+        for face in "URFDLB":
+            cv2.imwrite(str(folder / f"{face}.png"), camera.read_face(face))
+    return folder, cube
+
+
+def test_solve_from_photos_prints_the_net_and_moves_that_solve_it(
+        capsys: pytest.CaptureFixture[str], photographed: tuple[Path, Cube]) -> None:
+    folder, cube = photographed
+    status, out, _ = run(capsys, "solve", "--images", str(folder), "--no-profile")
+    assert status == 0
+    assert out.splitlines()[0] == cube.facelets
+    assert cube.apply(parse_moves(moves_line(out))).is_solved
+
+
+def test_solve_from_photos_as_json_carries_the_scans_confidences(
+        capsys: pytest.CaptureFixture[str], photographed: tuple[Path, Cube]) -> None:
+    folder, cube = photographed
+    status, out, _ = run(capsys, "solve", "--images", str(folder), "--no-profile", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["facelets"] == cube.facelets
+    assert data["length"] == len(parse_moves(data["moves"]))
+    assert cube.apply(data["moves"]).is_solved
+    assert len(data["confidence"]) == 54 and all(0 <= c <= 1 for c in data["confidence"])
+    assert data["margin"] > 0
+
+
+def test_save_steps_writes_the_net_before_and_after_each_move(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cube = Cube.solved().apply("R U F'")
+    status, out, _ = run(capsys, "solve", cube.facelets, "--save-steps", str(tmp_path))
+    assert status == 0
+    moves = parse_moves(out.splitlines()[0])
+    pictures = sorted(tmp_path.glob("*.png"))
+    assert [p.name for p in pictures][0] == "00-start.png"
+    assert len(pictures) == len(moves) + 1
+    last = cv2.imread(str(pictures[-1]))
+    # the last picture is the solved net under its title band
+    solved = net_image(Cube.solved().facelets)
+    assert np.array_equal(last[-solved.shape[0]:], solved)
+
+
+def test_steps_follow_the_moves_to_solved() -> None:
+    cube = Cube.solved(2).apply("R U2 F'")
+    moves = parse_moves("F U2 R'")
+    steps = solution_steps(cube, moves)
+    assert [facelets for _, facelets in steps] == [
+        cube.turned_facelets(moves[:k]) for k in range(len(moves) + 1)]
+    assert Cube(steps[-1][1]).is_solved
+    assert steps[1][0] == "after move 1 of 3: F, next U2"
+
+
+@pytest.mark.parametrize("size", ["2", "3"])
+def test_solve_a_scramble_solves_the_cube_it_makes(capsys: pytest.CaptureFixture[str],
+                                                   size: str) -> None:
+    scramble = "R U R' U' F2 D L' B2"
+    status, out, _ = run(capsys, "solve", "--scramble", scramble, "--size", size, "--json")
+    assert status == 0
+    data = json.loads(out)
+    made = Cube.solved(int(size)).apply(scramble)
+    assert data["facelets"] == made.facelets and data["size"] == int(size)
+    assert made.apply(data["moves"]).is_solved
+
+
+def test_a_dash_reads_facelets_from_standard_input(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cube = Cube.random(3, seed=5)
+    # the first line of `cubebot scan` or `apply` (a net follows it)
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{cube.facelets}\n{cube}\n"))
+    status, out, _ = run(capsys, "solve", "-")
+    assert status == 0
+    assert cube.apply(parse_moves(out)).is_solved
+
+
+def test_a_dash_reads_the_facelets_of_scan_json(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    cube = Cube.random(2, seed=5)
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"facelets": cube.facelets,
+                                                             "margin": 3.0})))
+    status, out, _ = run(capsys, "solve", "-")
+    assert status == 0
+    assert cube.apply(parse_moves(out)).is_solved
+
+
+def test_scramble_dash_reads_moves_from_standard_input(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("R U F'\n"))
+    status, out, _ = run(capsys, "solve", "--scramble", "-")
+    assert status == 0
+    assert Cube.solved().apply("R U F'").apply(parse_moves(out)).is_solved
+
+
+def test_a_dash_on_an_empty_input_says_what_was_expected(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    status, _, err = run(capsys, "solve", "-")
+    assert status == 2
+    assert "standard input was empty: expected a facelet string" in err
+
+
+def test_moves_where_facelets_go_point_to_scramble_and_apply(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "solve", "R U R' U' F2 D L' B2")
+    assert status == 2 and out == ""
+    assert "looks like moves" in err
+    assert "cubebot solve --scramble \"R U R' U' F2 D L' B2\"" in err
+    assert "cubebot apply \"R U R' U' F2 D L' B2\"" in err
+    assert "got 13" not in err
+
+
+def test_a_facelet_string_with_wrong_counts_keeps_its_own_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # 54 face letters parse as moves too, but they are plainly meant as facelets
+    text = Cube.solved().facelets[:-1] + "U"
+    status, _, err = run(capsys, "solve", text)
+    assert status == 2
+    assert "looks like moves" not in err and "appears 10 times" in err
+
+
+def test_solve_from_real_photos_prints_moves_that_solve_the_scanned_cube(
+        capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    folder = shared_data / "photos" / "3x3x3-random-01-c1be101a"
+    status, out, _ = run(capsys, "solve", "--images", str(folder), "--no-profile", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert Cube(data["facelets"]).apply(data["moves"]).is_solved
+    assert data["length"] > 0 and len(data["confidence"]) == 54
