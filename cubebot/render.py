@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TextIO
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from cubebot.solver import Cube, Move, net
 from cubebot.solver.geometry import size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image",
+__all__ = ["ansi_net", "wants_colour", "terminal_net", "net_image", "write_net_png", "summary_image", "write_image",
            "solution_steps", "step_image", "write_steps", "show_steps", "NET_CELLS",
            "TERMINAL_COLOURS"]
 
@@ -39,6 +40,18 @@ def ansi_net(facelets: str) -> str:
         pad = len(line) - len(line.lstrip(" "))
         out.append(" " * (pad * 3 // 2) + "".join(cells))
     return "\n".join(out)
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Return whether ``stream`` is a terminal to draw in colour: a tty, and ``NO_COLOR``
+    (https://no-color.org) unset or empty."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty()) and not os.environ.get("NO_COLOR")
+
+
+def terminal_net(facelets: str, stream: TextIO) -> str:
+    """Return the net to write on ``stream``: in colour where it wants colour, else letters."""
+    return ansi_net(facelets) if wants_colour(stream) else net(facelets)
 
 
 def net_image(facelets: str, sticker_px: int = 40, *,

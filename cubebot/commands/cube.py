@@ -20,7 +20,6 @@ from cubebot.solver import (
     Move,
     NotAFaceletStringError,
     format_moves,
-    net,
     parse_moves,
     scramble,
     solve,
@@ -38,13 +37,9 @@ def _shorten(text: str, limit: int = 60) -> str:
 
 
 def _print_net(facelets: str) -> None:
-    if sys.stdout.isatty():
-        # drawing pulls in the vision part (and OpenCV): only when there is a terminal to colour
-        from cubebot.render import ansi_net
+    from cubebot.render import terminal_net
 
-        print(ansi_net(facelets))
-    else:
-        print(net(facelets))
+    print(terminal_net(facelets, sys.stdout))
 
 
 def _read_stdin(what: str) -> str:
