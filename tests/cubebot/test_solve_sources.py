@@ -161,3 +161,22 @@ def test_solve_from_real_photos_prints_moves_that_solve_the_scanned_cube(
     data = json.loads(out)
     assert Cube(data["facelets"]).apply(data["moves"]).is_solved
     assert data["length"] > 0 and len(data["confidence"]) == 54
+
+
+def test_solve_from_two_corner_photos_solves_the_cube_they_show(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from cubebot.vision import Conditions
+    from cubebot.vision.scene import CornerCamera, Pose
+
+    cube = Cube.random(3, 11)
+    photos = []
+    for name, corner, seed in (("a.png", "DLB", 5), ("b.png", "URF", 6)):
+        camera = CornerCamera(cube, Pose.hand(corner), seed=seed,
+                              conditions=Conditions.moderate())
+        photos.append(str(tmp_path / name))
+        cv2.imwrite(photos[-1], camera.read())
+    status, out, _ = run(capsys, "solve", "--corner-photos", *photos, "--no-profile", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["facelets"] == cube.facelets and cube.apply(data["moves"]).is_solved
+    assert data["stickers_per_photo"].keys() == {"a.png", "b.png"}
