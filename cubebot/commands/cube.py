@@ -126,22 +126,29 @@ def _print_scan(cube: Cube, found: "Scanned") -> None:
         print(line)
 
 
-def _show_steps(args: argparse.Namespace, cube: Cube, moves: tuple[Move, ...]) -> list[str]:
-    """Write the steps' pictures (--save-steps) and show them in a window where there is a
-    display and a person at the terminal; return the files written."""
-    written: list[str] = []
-    if args.save_steps:
-        from cubebot.render import write_steps
+def _write_steps(args: argparse.Namespace, cube: Cube, moves: tuple[Move, ...]) -> list[str]:
+    """Write a picture of each step into --save-steps DIR, if given; return the files."""
+    if not args.save_steps:
+        return []
+    from cubebot.render import write_steps
 
-        written = [str(path) for path in write_steps(cube, moves, args.save_steps)]
-    if moves and not args.json and not args.no_window and sys.stdout.isatty():
-        from cubebot.vision import has_display
+    return [str(path) for path in write_steps(cube, moves, args.save_steps)]
 
-        if has_display():
-            from cubebot.render import show_steps
 
-            show_steps(cube, moves)
-    return written
+def _show_steps(args: argparse.Namespace, cube: Cube, moves: tuple[Move, ...],
+                found: Optional["Scanned"]) -> None:
+    """Step through the moves in a window, for a cube read from pictures (its owner has it in
+    hand) when a person is at the terminal and a display can show one."""
+    if found is None or not moves or args.json or args.no_window or not sys.stdout.isatty():
+        return
+    from cubebot.vision import has_display
+
+    if has_display():
+        from cubebot.render import show_steps
+
+        print("the steps are in a window: any key for the next, b to go back, q to close",
+              flush=True)
+        show_steps(cube, moves)
 
 
 def _solve_for_rig(args: argparse.Namespace, cube: Cube, found: Optional["Scanned"]) -> int:
@@ -200,7 +207,7 @@ def _solve(args: argparse.Namespace) -> int:
     solution = solve(cube, metric=args.metric, target=args.target, **options)
     if found is not None and not args.json:
         _print_scan(cube, found)
-    steps = _show_steps(args, cube, solution.moves)
+    steps = _write_steps(args, cube, solution.moves)
     if args.json:
         record: dict[str, Any] = {
             "facelets": cube.facelets,
@@ -222,6 +229,7 @@ def _solve(args: argparse.Namespace) -> int:
         if steps:
             print(f"wrote {len(steps)} pictures of the steps in {args.save_steps} "
                   f"({Path(steps[0]).name} ... {Path(steps[-1]).name})")
+        _show_steps(args, cube, solution.moves, found)
     if args.optimal and not solution.optimal:
         # the timeout ended the search before a proof: say so, never imply "shortest"
         why = (f"--timeout {args.timeout:g} s ended the search before a proof"
@@ -307,7 +315,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--save-steps", metavar="DIR",
                    help="write a PNG of the net before and after each move into DIR")
     p.add_argument("--no-window", action="store_true",
-                   help="do not open the window that steps through the moves")
+                   help="do not open the window that steps through the moves of a cube read "
+                        "from pictures (opened when there is a display)")
     p.add_argument("--json", action="store_true",
                    help="print JSON (facelets, moves, length; a scan's confidences)")
     p.set_defaults(func=_solve)

@@ -180,3 +180,68 @@ def test_solve_from_two_corner_photos_solves_the_cube_they_show(
     data = json.loads(out)
     assert data["facelets"] == cube.facelets and cube.apply(data["moves"]).is_solved
     assert data["stickers_per_photo"].keys() == {"a.png", "b.png"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("from_pictures", [True, False])
+def test_a_window_steps_through_the_moves_of_a_cube_read_from_pictures(
+        monkeypatch: pytest.MonkeyPatch, photographed: tuple[Path, Cube],
+        from_pictures: bool) -> None:
+    folder, cube = photographed
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr("cubebot.vision.has_display", lambda: True)
+    monkeypatch.setattr("cubebot.render.show_steps",
+                        lambda start, moves: shown.append((start.facelets, " ".join(
+                            str(m) for m in moves))))
+    out = _Terminal()
+    monkeypatch.setattr("sys.stdout", out)
+    given = ["--images", str(folder), "--no-profile"] if from_pictures else [cube.facelets]
+    assert main(["solve", *given]) == 0
+    if from_pictures:
+        assert len(shown) == 1 and shown[0][0] == cube.facelets
+        assert cube.apply(shown[0][1]).is_solved
+        # the moves are printed before the window opens
+        assert shown[0][1] in out.getvalue() and "the steps are in a window" in out.getvalue()
+    else:
+        assert shown == []  # a typed cube opens no window
+
+
+def test_the_step_window_goes_forward_back_and_closes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubebot import render
+
+    keys = iter([ord(" "), ord("b"), ord(" "), ord(" "), ord("q")])
+    titles: list[str] = []
+
+    class FakeCv2:
+        WINDOW_AUTOSIZE = WND_PROP_VISIBLE = 0
+
+        @staticmethod
+        def namedWindow(name: str, flags: int) -> None: ...
+
+        @staticmethod
+        def imshow(name: str, image: np.ndarray) -> None:
+            titles.append(str(len(titles)))
+
+        @staticmethod
+        def waitKey(delay: int) -> int:
+            return next(keys)
+
+        @staticmethod
+        def getWindowProperty(name: str, prop: int) -> float:
+            return 1.0
+
+        @staticmethod
+        def destroyWindow(name: str) -> None:
+            titles.append("closed")
+
+    shown: list[str] = []
+    monkeypatch.setitem(__import__("sys").modules, "cv2", FakeCv2)
+    monkeypatch.setattr(render, "step_image", lambda facelets, title: shown.append(title))
+    render.show_steps(Cube.solved().apply("R U"), parse_moves("U' R'"))
+    assert [t.split(":")[0] for t in shown] == [
+        "start", "after move 1 of 2", "start", "after move 1 of 2", "after move 2 of 2"]
+    assert titles[-1] == "closed"
