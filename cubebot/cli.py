@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import logging
 import os
 import platform
@@ -149,10 +150,27 @@ def _one_line(err: BaseException) -> str:
     return str(err)
 
 
+def _quiet_opencv(argv: Sequence[str]) -> None:
+    """Silence OpenCV's own log lines unless ``--verbose`` comes before the command.
+
+    Opening a missing camera makes OpenCV print some eight lines of warnings before cubebot's
+    one line saying so. Its level is read once, from ``OPENCV_LOG_LEVEL``, when ``cv2`` is
+    first imported, which the commands do after this; a level the user set is kept.
+    """
+    before_command = list(itertools.takewhile(lambda word: word.startswith("-"), argv))
+    if "-v" in before_command or "--verbose" in before_command:
+        return
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+    if "cv2" in sys.modules:  # already imported (main called from Python): set it there too
+        cv2 = sys.modules["cv2"]
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line and return its exit status (0 done, 2 a user error, 70 a bug in
     cubebot, 130 Ctrl-C)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    _quiet_opencv(args_list)
     try:
         parser = build_parser(args_list)  # imports the command's module: Ctrl-C may come here
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TextIO
 
-from cubebot.solver import Cube, InvalidMoveError, distance, parse_moves
+from cubebot.solver import Cube, InvalidMoveError, distance, net, parse_moves
 
 __all__ = ["Player", "Game", "GameError", "RULES"]
 
@@ -40,7 +40,8 @@ class Player:
 
 @dataclass
 class Game:
-    """The game state: the cube, the players, whose turn it is, and the seeded die."""
+    """The game state: the cube, the players, whose turn it is, and the seeded die; ``draw``
+    turns the cube's facelets into the net shown to the players (letters by default)."""
 
     players: list[Player]
     cube: Cube
@@ -49,10 +50,13 @@ class Game:
     winner: Optional[Player] = None
     quit_by: Optional[Player] = None  # who typed 'quit', if anyone
     moves_made: list[str] = field(default_factory=list)
+    draw: Callable[[str], str] = net
 
     @classmethod
-    def new(cls, n_players: int = 2, points: int = 3, seed: Optional[int] = None) -> "Game":
-        """Return a game on a random 2x2 position (never solved at the start).
+    def new(cls, n_players: int = 2, points: int = 3, seed: Optional[int] = None,
+            draw: Callable[[str], str] = net) -> "Game":
+        """Return a game on a random 2x2 position (never solved at the start), its nets drawn
+        by ``draw``.
 
         Raises:
             GameError: fewer than two players or negative points.
@@ -66,7 +70,7 @@ class Game:
         while cube.is_solved:
             cube = Cube.random(2, rng)
         players = [Player(f"Player {i + 1}", points) for i in range(n_players)]
-        return cls(players, cube, rng)
+        return cls(players, cube, rng, draw=draw)
 
     def roll(self) -> int:
         """Return a throw of the die, 1 to 6."""
@@ -79,7 +83,7 @@ class Game:
         :attr:`quit_by` names the player who typed it.
         """
         out.write(f"A 2x2 board game for {len(self.players)} players.\n{RULES}Scrambled cube:\n")
-        out.write(str(self.cube) + "\n")
+        out.write(self.draw(self.cube.facelets) + "\n")
         while self.winner is None:
             player = self.players[self.turn % len(self.players)]
             throw = self.roll()
@@ -91,7 +95,7 @@ class Game:
                 else:
                     out.write("Input ended; the game is abandoned.\n")
                 return None
-            out.write(str(self.cube) + "\n")
+            out.write(self.draw(self.cube.facelets) + "\n")
             self.turn += 1
         out.write(f"\n{self.winner.name} solved the cube and wins!\n")
         return self.winner

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Sequence, TextIO
 
 import numpy as np
 
-from cubebot.solver import net
+from cubebot.solver import Cube, Move, net
 from cubebot.solver.geometry import size_of_facelets
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ansi_net", "net_image", "write_net_png", "summary_image", "write_image",
-           "NET_CELLS", "TERMINAL_COLOURS"]
+__all__ = ["ansi_net", "wants_colour", "terminal_net", "net_image", "write_net_png", "summary_image", "write_image",
+           "solution_steps", "step_image", "write_steps", "show_steps", "NET_CELLS",
+           "TERMINAL_COLOURS"]
 
 #: Each face's sticker in a terminal: background and letter colour, the terminal's own colours
 #: nearest the Western scheme's (calibration/scheme.py, which a test checks them against; the
@@ -37,6 +40,18 @@ def ansi_net(facelets: str) -> str:
         pad = len(line) - len(line.lstrip(" "))
         out.append(" " * (pad * 3 // 2) + "".join(cells))
     return "\n".join(out)
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Return whether ``stream`` is a terminal to draw in colour: a tty, and ``NO_COLOR``
+    (https://no-color.org) unset or empty."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty()) and not os.environ.get("NO_COLOR")
+
+
+def terminal_net(facelets: str, stream: TextIO) -> str:
+    """Return the net to write on ``stream``: in colour where it wants colour, else letters."""
+    return ansi_net(facelets) if wants_colour(stream) else net(facelets)
 
 
 def net_image(facelets: str, sticker_px: int = 40, *,
@@ -200,3 +215,72 @@ def write_image(image: np.ndarray, path: str | Path) -> Path:
     if not cv2.imwrite(str(path), image):
         raise OSError(f"could not write {path}; check the folder exists and is writable")
     return path
+
+
+def solution_steps(cube: Cube, moves: Sequence[Move]) -> list[tuple[str, str]]:
+    """Return each step of a solution as (title, facelets): the cube as it starts, then the
+    cube after each move, sticker for sticker as the hands see it (a 2x2 is not renamed)."""
+    total = len(moves)
+    steps = [(f"start: {total} moves to go" if total else "start: already solved",
+              cube.facelets)]
+    for k, move in enumerate(moves, start=1):
+        after = f", next {moves[k]}" if k < total else ", solved"
+        steps.append((f"after move {k} of {total}: {move}{after}",
+                      cube.turned_facelets(moves[:k])))
+    return steps
+
+
+def step_image(facelets: str, title: str) -> np.ndarray:
+    """Return the net of one step of a solution with its title above it (BGR)."""
+    return _titled(net_image(facelets), title)
+
+
+def _step_file_name(k: int, moves: Sequence[Move]) -> str:
+    # a prime is written i (R' -> Ri, notation cubebot reads back) to keep names shell-safe
+    return "00-start.png" if k == 0 else f"{k:02d}-{str(moves[k - 1]).replace(chr(39), 'i')}.png"
+
+
+def write_steps(cube: Cube, moves: Sequence[Move], folder: str | Path) -> list[Path]:
+    """Write a PNG per step of a solution into ``folder`` (00-start.png, 01-R.png, 02-Ui.png
+    ...: the net before any move, then after each) and return their paths.
+
+    Raises:
+        OSError: the folder or a file could not be written.
+    """
+    folder = Path(folder)
+    return [write_image(step_image(facelets, title), folder / _step_file_name(k, moves))
+            for k, (title, facelets) in enumerate(solution_steps(cube, moves))]
+
+
+#: Keys of the step window: back a step, and close it (every other key goes forward).
+_BACK_KEYS = {ord("b"), 8, 81, 2}  # b, backspace, left arrow (X11 and macOS codes)
+_CLOSE_KEYS = {27, ord("q")}
+
+
+def show_steps(cube: Cube, moves: Sequence[Move],
+               window: str = "cubebot solve: any key next, b back, q quit") -> None:
+    """Show the steps of a solution in a window, one net at a time, until it is closed.
+
+    Any key goes to the next step, ``b`` or the left arrow back one; ``q``, Esc, or a key
+    after the last step close it.
+
+    Raises:
+        cv2.error: the window could not be opened (no display).
+    """
+    import cv2
+
+    steps = solution_steps(cube, moves)
+    k = 0
+    cv2.namedWindow(window, cv2.WINDOW_AUTOSIZE)
+    try:
+        while 0 <= k < len(steps):
+            title, facelets = steps[k]
+            cv2.imshow(window, step_image(facelets, title))
+            key = cv2.waitKey(0) & 0xFF
+            if key in _CLOSE_KEYS:
+                break
+            if cv2.getWindowProperty(window, cv2.WND_PROP_VISIBLE) < 1:
+                break
+            k = max(0, k - 1) if key in _BACK_KEYS else k + 1
+    finally:
+        cv2.destroyWindow(window)

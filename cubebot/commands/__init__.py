@@ -12,10 +12,12 @@ imports none); a new command is added to its module and to this table.
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 from typing import NamedTuple
 
 __all__ = ["Command", "COMMANDS", "CALIBRATE_TARGETS", "summary", "size_or_auto",
-           "add_size_option", "CommandError", "UsageError", "MissingExtraError"]
+           "add_size_option", "shell_word", "CommandError", "UsageError", "MissingExtraError"]
 
 
 class CommandError(Exception):
@@ -90,3 +92,21 @@ def size_or_auto(text: str) -> "int | str":
     if text not in ("2", "3"):
         raise argparse.ArgumentTypeError(f"{text!r}: give 2, 3 or {AUTO}")
     return int(text)
+
+
+#: Text a shell reads as itself inside double quotes (no ``"``, ``$``, backquote, backslash or
+#: ``!``, which bash expands in an interactive shell).
+_PLAIN_IN_DOUBLE_QUOTES = re.compile(r'[^"$`\\!]*')
+
+
+def shell_word(text: str) -> str:
+    """Return ``text`` quoted for a POSIX shell as a person would type it, to print in a
+    command that can be pasted: bare when it needs no quotes, in single quotes when it holds no
+    ``'``, in double quotes when that is safe (moves such as ``"R U R' U'"``), and otherwise as
+    :func:`shlex.quote` gives it."""
+    quoted = shlex.quote(text)
+    if quoted == text or "'" not in text:
+        return quoted
+    if _PLAIN_IN_DOUBLE_QUOTES.fullmatch(text):
+        return f'"{text}"'
+    return quoted

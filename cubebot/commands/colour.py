@@ -244,9 +244,23 @@ def _calibrate(args: argparse.Namespace) -> int:
           + (f" ({skipped} too unclear to use, skipped)" if skipped else ""))
     for name, lab, spread, count in zip(profile.scheme.colours, profile.lab, profile.spread,
                                         profile.counts):
-        print(f"  {name:8s} L {lab[0]:6.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}"
+        print(f"  {name:8s} L {_lightness(lab[0]):>6s}  a {lab[1]:6.1f}  b {lab[2]:6.1f}"
               f"  spread {spread:5.1f}  ({count} stickers)")
+    if any(lab[0] > LIGHTNESS_MAX for lab in profile.lab):
+        print("  (100+: lighter than Lab's white once the light's colour cast and each "
+              "face's brightness are taken out, as a white sticker can be)")
     return 0
+
+
+#: Lab's lightness scale: 0 black, 100 the reference white.
+LIGHTNESS_MAX = 100.0
+
+
+def _lightness(value: float) -> str:
+    """Return a lightness for people, on Lab's 0-100 scale (above 100 as ``100+``)."""
+    if value > LIGHTNESS_MAX:
+        return f"{LIGHTNESS_MAX:.0f}+"
+    return f"{max(0.0, value):.1f}"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],

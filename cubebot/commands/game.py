@@ -8,6 +8,7 @@ from typing import Optional
 
 from cubebot.commands import summary
 from cubebot.game import Game
+from cubebot.render import terminal_net
 
 __all__ = ["register"]
 
@@ -25,7 +26,8 @@ def _read_line(prompt: str) -> Optional[str]:
 
 
 def _game(args: argparse.Namespace) -> int:
-    game = Game.new(args.players, args.points, args.seed)
+    game = Game.new(args.players, args.points, args.seed,
+                    draw=lambda facelets: terminal_net(facelets, sys.stdout))
     winner = game.play(_read_line, sys.stdout)
     # a win or a 'quit' is an ordinary end; input that runs out mid-game is not
     return 0 if winner is not None or game.quit_by is not None else 1

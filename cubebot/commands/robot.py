@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from cubebot.commands import UsageError, add_size_option, summary
+from cubebot.commands import UsageError, add_size_option, shell_word, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
     interrupts_deferred,
@@ -104,7 +104,7 @@ def _wait_for_ctrl_c(goodbye: str) -> None:
 
 
 def _resume_command(moves: str, port: str) -> str:
-    return f"cubebot stream {shlex.quote(moves)} --port {shlex.quote(port)} --resume"
+    return f"cubebot stream {shell_word(moves)} --port {shlex.quote(port)} --resume"
 
 
 def _stream(args: argparse.Namespace) -> int:

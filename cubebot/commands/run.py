@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Optional
 
 from cubebot.calibration import Classification
-from cubebot.commands import UsageError, add_size_option, summary
+from cubebot.commands import UsageError, add_size_option, shell_word, summary
 from cubebot.commands.stopping import (
     EXIT_STOPPED,
     interrupts_raise,
@@ -20,10 +19,11 @@ from cubebot.commands.stopping import (
     stop_rig,
     stopped_message,
 )
-from cubebot.render import ansi_net
-from cubebot.robot import Faults
+from cubebot.render import terminal_net
+from cubebot.robot import EmergencyStopError, Faults, RigStoppedError
+from cubebot.robot.sender import StreamProgress
 from cubebot.run import Demo, RunError, RunOptions, RunReport, RunStopped, run_demo, run_rig
-from cubebot.solver import Solution, net
+from cubebot.solver import Solution
 from cubebot.solver.progress import Progress
 from cubebot.vision import (
     Camera,
@@ -38,8 +38,14 @@ from cubebot.vision.synthetic import CONDITION_NAMES
 __all__ = ["register"]
 
 
+#: What ends a step because the person (or another terminal) stopped the rig, not a fault.
+_STOPS = (KeyboardInterrupt, RigStoppedError, EmergencyStopError)
+
+
 class TerminalListener:
-    """Prints each step with its time, and a progress bar while the rig is streaming."""
+    """Prints each step with its time, and a bar of the moves the rig has turned while it
+    streams (the moves it has turned, not those it has queued: a bar at 100 % is a cube with
+    every move made)."""
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -59,21 +65,29 @@ class TerminalListener:
         self._say(f"[{name}] {seconds:6.2f}s  {detail}")
 
     def step_failed(self, name: str, seconds: float, error: str) -> None:
+        """Print that a step ended early: stopped (a stop was asked for; how far the rig got
+        follows) or FAILED (the error follows on stderr). Called while the step's error is
+        being handled, which tells the two apart."""
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
             self._bar = None
-        self._say(f"[{name}] {seconds:6.2f}s  FAILED")
+        stopped = isinstance(sys.exc_info()[1], _STOPS)
+        self._say(f"[{name}] {seconds:6.2f}s  {'stopped' if stopped else 'FAILED'}")
 
-    def streaming(self, done: int, total: int) -> None:
+    def streaming(self, done: "int | StreamProgress", total: int = 0) -> None:
+        """Show the rig's progress: a :class:`StreamProgress` (its moves turned), or the
+        older count of moves ``done`` of ``total``."""
         if self.quiet:
             return
+        if isinstance(done, StreamProgress):
+            done, total = done.moves_done, done.moves_total
         if self._bar is None:
-            self._bar = Progress("streaming", total, stream=sys.stdout).__enter__()
+            self._bar = Progress("turned", total, stream=sys.stdout).__enter__()
         self._bar.update(done - self._bar.done)
 
 
 def _net(facelets: str) -> str:
-    return ansi_net(facelets) if sys.stdout.isatty() else net(facelets)
+    return terminal_net(facelets, sys.stdout)
 
 
 def _finish(report: RunReport, args: argparse.Namespace) -> int:
@@ -161,10 +175,9 @@ def _run(args: argparse.Namespace) -> int:
                              stop=stop_rig, guard=interrupts_stop_rig, backend=args.backend)
     except RunStopped as stopped:
         scanning = stopped.step == "scan"
-        resume = (f"cubebot run --port {shlex.quote(args.port)} (with this run's options)"
-                  if scanning else
-                  f"cubebot stream {shlex.quote(stopped.moves)} --port "
-                  f"{shlex.quote(args.port)} --resume")
+        port = shell_word(args.port)
+        resume = (f"cubebot run --port {port} (with this run's options)" if scanning else
+                  f"cubebot stream {shell_word(stopped.moves)} --port {port} --resume")
         print(stopped_message(stopped.status, stopped.estopped, resume, stopped.unit,
                               scanning=scanning), file=sys.stderr)
         return EXIT_STOPPED

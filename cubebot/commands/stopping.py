@@ -273,6 +273,9 @@ def stopped_message(status: JobStatus, estopped: bool, resume: str, unit: str = 
     if scanning:
         return (f"stopped{during} after {status.done} of {status.total} {unit}; nothing of "
                 f"the solution was made\nscan the cube again with: {resume}")
+    if status.total > 0 and status.done >= status.total:
+        return (f"stopped after the last move: all {status.total} {unit} were made, so "
+                "there is nothing to resume; the cube was not checked afterwards: look at it")
     return (f"stopped after {status.done} of {status.total} {unit}\n"
             f"resume with: {resume}")
 

@@ -7,11 +7,12 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from cubebot.commands import UsageError, add_size_option, size_or_auto, summary
+from cubebot.commands import UsageError, add_size_option, summary
+from cubebot.commands.scan_options import add_picture_sources, add_reading_options
 from cubebot.solver import Cube
 from cubebot.solver.geometry import AUTO, size_of_facelets
 from cubebot.vision import (
@@ -35,9 +36,7 @@ from cubebot.vision.sample_points import default_sample_points_path
 from cubebot.vision.scan import FaceScan
 from cubebot.vision.synthetic import CONDITION_NAMES
 
-__all__ = ["register"]
-
-
+__all__ = ["register", "read_cube", "Scanned"]
 
 
 def _profile_choice(args: argparse.Namespace) -> object:
@@ -48,8 +47,8 @@ def _sample_points(args: argparse.Namespace) -> Optional[SamplePoints]:
     return SamplePoints.load(args.sample_points) if args.sample_points else None
 
 
-def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarray, margin: float,
-                  scan: Optional[FaceScan], extra: dict[str, Any]) -> None:
+def _print_result(args: argparse.Namespace, found: "Scanned", extra: dict[str, Any]) -> None:
+    facelets, confidence, scan = found.facelets, found.confidence, found.scan
     overlays: list[str] = []
     if args.save_overlays and scan is not None:
         from cubebot.calibration.classifier import ACCEPT_CONFIDENCE
@@ -64,11 +63,7 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
                                           measured_rgb=scan.rgb)))
     if args.json:
         data: dict[str, object] = {"facelets": facelets,
-                                   "size": size_of_facelets(len(facelets)),
-                                   "confidence": [round(float(c), 4) for c in confidence],
-                                   "margin": round(float(margin), 4)}
-        if scan is not None:
-            data["turned"] = {f: v.turns for f, v in scan.views.items() if v.turns}
+                                   "size": size_of_facelets(len(facelets)), **found.record()}
         if overlays:
             data["overlays"] = overlays
         data.update(extra)
@@ -76,18 +71,11 @@ def _print_result(args: argparse.Namespace, facelets: str, confidence: np.ndarra
         return
     print(facelets)
     print(Cube(facelets))
-    if scan is not None:
-        turned = {f: v.turns for f, v in scan.views.items() if v.turns}
-        if turned:
-            print("pictures read as turned: "
-                  + ", ".join(f"{f} {90 * k} degrees" for f, k in turned.items()))
-    weakest = np.argsort(np.asarray(confidence))[:3]
-    size = size_of_facelets(len(facelets))
-    print(f"margin {margin:.2f}; least confident: "
-          + ", ".join(f"{sticker_name(int(i), size)} {confidence[i]:.2f}" for i in weakest))
+    for line in found.notes():
+        print(line)
     for path in overlays:
         print(f"wrote {path}")
-    for key, value in extra.items():
+    for key, value in {**found.extra, **extra}.items():
         print(f"{key.replace('_', ' ')}: {value}")
 
 
@@ -103,7 +91,50 @@ def _read_frame(path: str) -> np.ndarray:
     return frame
 
 
-def _scan_corner_photos(args: argparse.Namespace) -> int:
+class Scanned(NamedTuple):
+    """A cube read from pictures: its facelets, each sticker's confidence, the margin, the
+    face scan (None for corner photos) and what else the source tells (``extra``); ``truth``
+    is the virtual cube's own facelets (None for real pictures)."""
+
+    facelets: str
+    confidence: np.ndarray
+    margin: float
+    scan: Optional[FaceScan]
+    extra: dict[str, Any]
+    truth: Optional[str] = None
+
+    @property
+    def turned(self) -> dict[str, int]:
+        """Return the faces whose pictures were read as turned, and by how many quarter turns."""
+        if self.scan is None:
+            return {}
+        return {f: v.turns for f, v in self.scan.views.items() if v.turns}
+
+    def record(self) -> dict[str, Any]:
+        """Return the reading for JSON: each sticker's confidence, the margin, the turned
+        pictures (of a face scan) and what the source tells (``extra``)."""
+        data: dict[str, Any] = {"confidence": [round(float(c), 4) for c in self.confidence],
+                                "margin": round(float(self.margin), 4)}
+        if self.scan is not None:
+            data["turned"] = self.turned
+        data.update(self.extra)
+        return data
+
+    def notes(self) -> list[str]:
+        """Return the lines telling a person how the reading went: pictures read as turned,
+        the margin and the three least confident stickers."""
+        lines = []
+        if self.turned:
+            lines.append("pictures read as turned: "
+                         + ", ".join(f"{f} {90 * k} degrees" for f, k in self.turned.items()))
+        weakest = np.argsort(np.asarray(self.confidence))[:3]
+        size = size_of_facelets(len(self.facelets))
+        lines.append(f"margin {self.margin:.2f}; least confident: " + ", ".join(
+            f"{sticker_name(int(i), size)} {self.confidence[i]:.2f}" for i in weakest))
+        return lines
+
+
+def _read_corner_photos(args: argparse.Namespace) -> Scanned:
     from cubebot.vision.corner_labels import read_corner_photos
 
     size = 3 if args.size == AUTO else args.size
@@ -112,9 +143,8 @@ def _scan_corner_photos(args: argparse.Namespace) -> int:
                                  profile=_profile_choice(args), scheme=args.scheme)
     photos = {name: sum(1 for c in reading.cameras if c == name)
               for name in (Path(p).name for p in args.corner_photos)}
-    _print_result(args, reading.facelets, reading.confidence, reading.margin, None,
-                  {"stickers_per_photo": photos})
-    return 0
+    return Scanned(reading.facelets, reading.confidence, reading.margin, None,
+                   {"stickers_per_photo": photos})
 
 
 def rig_frames(paths: list[str], views: tuple[Any, ...]) -> list[np.ndarray]:
@@ -154,8 +184,18 @@ def _rig_profile(args: argparse.Namespace) -> object:
     return learnt if learnt is not None else None
 
 
-def _scan_rig_frames(args: argparse.Namespace) -> int:
-    """Read the cube from saved frames of a rig model's cameras, as an in-place scan does."""
+def _read_rig_frames(args: argparse.Namespace) -> Scanned:
+    """Return the cube read from saved frames of a rig model's cameras, as an in-place scan
+    reads it (``--frames`` with ``--rig``).
+
+    Raises:
+        UsageError: ``--frames`` without ``--rig``.
+        VisionError: no cameras in the model, frames that do not fit them, or a doubtful
+            reading (DoubtfulScanError names the stickers and cameras).
+    """
+    if not args.rig:
+        raise UsageError("--frames reads a rig's cameras: give the rig model with --rig "
+                         "MODEL.json (from `cubebot calibrate camera`)")
     from cubebot.robot import RigModel
     from cubebot.vision.in_place import unseen
     from cubebot.vision.multiview import read_shots, shots_from_views
@@ -180,21 +220,24 @@ def _scan_rig_frames(args: argparse.Namespace) -> int:
                              "hidden": [sticker_name(i, size) for i in unseen(views, size)]}
     if model.mounting is not None:
         extra["mounting"] = model.mounting.to_dict() if args.json else model.mounting.describe()
-    _print_result(args, reading.facelets, reading.confidence, reading.margin, None, extra)
-    return 0
+    return Scanned(reading.facelets, reading.confidence, reading.margin, None, extra)
 
 
-def _scan(args: argparse.Namespace) -> int:
+def read_cube(args: argparse.Namespace) -> Scanned:
+    """Return the cube read from the pictures ``args`` name (the options of
+    :mod:`cubebot.commands.scan_options`, and ``--synthetic``, ``--save-overlays`` where the
+    command has them).
+
+    Raises:
+        NoDisplayError: ``--camera`` on a machine without a display.
+        VisionError: a picture cannot be read or a face not found (ScanError names the faces).
+        CalibrationError: the colours do not make a real cube.
+    """
     profile = _profile_choice(args)
     if args.corner_photos is not None:
-        return _scan_corner_photos(args)
-    if args.frames is not None:
-        if not args.rig:
-            raise UsageError("--frames reads a rig's cameras: give the rig model with --rig "
-                             "MODEL.json (from `cubebot calibrate camera`)")
-        return _scan_rig_frames(args)
-    if args.rig:
-        raise UsageError("--rig goes with --frames (saved frames of the rig's cameras)")
+        return _read_corner_photos(args)
+    if getattr(args, "frames", None) is not None:
+        return _read_rig_frames(args)
     fixed_size = 3 if args.size == AUTO else args.size  # the live and virtual cubes need one
     extra: dict[str, Any] = {}
     if args.camera is not None:
@@ -206,8 +249,7 @@ def _scan(args: argparse.Namespace) -> int:
         with DeviceCamera(args.camera, args.backend) as device:
             session = run_guided_scan(device, fixed_size, profile=profile, scheme=args.scheme)
         facelets, confidence, margin = session.result()
-        _print_result(args, facelets, confidence, margin, session.scan, extra)
-        return 0
+        return Scanned(facelets, confidence, margin, session.scan, extra)
     if args.images is not None:
         camera: CameraBase = FolderCamera(args.images)
         truth = None
@@ -217,23 +259,28 @@ def _scan(args: argparse.Namespace) -> int:
         truth = cube.facelets
         camera = SyntheticCamera(cube, seed=seed, conditions=Conditions.named(args.conditions))
         extra.update({"seed": seed, "truth": truth})
+    overlays = getattr(args, "save_overlays", None)
     with camera:
         try:
             result, scan = scan_cube(camera, args.size, profile=profile, scheme=args.scheme,
                                      sample_points=_sample_points(args),
                                      turned_faces=args.turned_faces)
         except ScanError as err:
-            if not args.save_overlays:
+            if not overlays:
                 raise
             sizes = (3, 2) if args.size == AUTO else (args.size,)
-            write_failure_pictures(camera, err, args.save_overlays, sizes)
+            write_failure_pictures(camera, err, overlays, sizes)
             raise ScanError(f"{err} (what the camera saw, with the grids found: "
-                            f"{args.save_overlays}/)", faces=err.faces,
+                            f"{overlays}/)", faces=err.faces,
                             stickers=err.stickers) from err
-    matches = truth is None or result.facelets == truth
-    if truth is not None:
-        extra["matches_truth"] = matches
-    _print_result(args, result.facelets, result.confidence, result.margin, scan, extra)
+    return Scanned(result.facelets, result.confidence, result.margin, scan, extra, truth)
+
+
+def _scan(args: argparse.Namespace) -> int:
+    found = read_cube(args)
+    matches = found.truth is None or found.facelets == found.truth
+    extra = {"matches_truth": matches} if found.truth is not None else {}
+    _print_result(args, found, extra)
     return 0 if matches else 1
 
 
@@ -405,34 +452,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
         description="Find the stickers of each face, read their colours, and print the facelet "
                     "string. Photos and faces are read with the net's top row at the top.")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--images", metavar="DIR",
-                        help="folder with six photos named U R F D L B (any common extension)")
-    source.add_argument("--camera", metavar="SRC",
-                        help="guided hand-held scan with a live preview: device index, path or URL")
+    add_picture_sources(source)
     source.add_argument("--synthetic", action="store_true",
                         help="scan a virtual scrambled cube and check the result against it")
-    source.add_argument("--corner-photos", nargs=2, metavar="PHOTO",
-                        help="two photos of opposite corners, three faces each (any order)")
-    source.add_argument("--frames", nargs="+", metavar="FRAME",
-                        help="saved frames of a rig's fixed cameras (with --rig), one per "
-                             "camera in the model's order, or one file with them side by side")
+    add_reading_options(p, "cube size: 2, 3, or auto (default: the pictures decide; the guided "
+                           "scan and --synthetic take 3)")
     p.add_argument("--rig", metavar="MODEL",
                    help="with --frames: the rig model whose cameras took them")
-    p.add_argument("--size", type=size_or_auto, default=AUTO,
-                   help="cube size: 2, 3, or auto (default: the pictures decide; the guided "
-                        "scan and --synthetic take 3)")
     p.add_argument("--seed", type=int, help="scramble and picture seed for --synthetic")
     p.add_argument("--conditions", choices=CONDITION_NAMES, default="moderate",
                    help="light and pose of the virtual camera (default moderate)")
-    p.add_argument("--backend", help="OpenCV capture backend for --camera (v4l2, dshow, msmf, ...)")
-    p.add_argument("--sample-points", metavar="PATH",
-                   help="fixed sample points from `cubebot calibrate camera` (skips detection)")
-    p.add_argument("--turned-faces", default="UD",
-                   help="faces whose pictures may be turned a quarter turn (default UD; '' = none)")
-    p.add_argument("--scheme", help="colour scheme name or JSON file (default western)")
-    p.add_argument("--profile", metavar="PATH",
-                   help="colour profile JSON (default: the saved one, if any)")
-    p.add_argument("--no-profile", action="store_true", help="ignore any saved colour profile")
     p.add_argument("--json", action="store_true", help="print JSON with confidences")
     p.add_argument("--save-overlays", metavar="DIR",
                    help="write each face's picture annotated with the grid and colours")

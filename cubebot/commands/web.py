@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import secrets
 import signal
@@ -13,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Optional
 
-from cubebot.commands import MissingExtraError, summary
+from cubebot.commands import CommandError, MissingExtraError, UsageError, summary
 
 __all__ = ["register"]
 
@@ -49,6 +50,86 @@ def _page_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+class PortInUseError(CommandError):
+    """The web port is taken by another program (the message names a free one)."""
+
+
+#: How many ports above a busy one are tried for a free one to suggest.
+_PORTS_TRIED = 20
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Return a socket bound to ``host:port``; raises OSError when it cannot be bound."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _free_port(host: str, busy: int) -> int:
+    """Return a port near ``busy`` that can be bound on ``host`` now (any free one, at worst)."""
+    for port in range(busy + 1, min(busy + 1 + _PORTS_TRIED, 65536)):
+        try:
+            _bind(host, port).close()
+            return port
+        except OSError:
+            continue
+    with _bind(host, 0) as probe:
+        return int(probe.getsockname()[1])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Return a socket listening on ``host:port`` for the dashboard.
+
+    Raises:
+        PortInUseError: another program listens on the port (naming a free one).
+        UsageError: the address is not this machine's, or the port is not allowed.
+    """
+    try:
+        sock = _bind(host, port)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise PortInUseError(f"web port {port} on {host} is in use by another program "
+                                 f"(another cubebot serve?): use --web-port "
+                                 f"{_free_port(host, port)}, which is free, or --web-port 0 to "
+                                 "pick one") from err
+        if err.errno == errno.EACCES:
+            raise UsageError(f"web port {port} needs more rights than this user has: use a port "
+                             "above 1023, e.g. --web-port 8000") from err
+        raise UsageError(f"cannot listen on {host}:{port} ({err.strerror}): give --host an "
+                         "address of this machine, e.g. 127.0.0.1 or 0.0.0.0") from err
+    sock.listen(128)  # connections made as soon as the address is printed wait, not fail
+    return sock
+
+
+def _ports(args: argparse.Namespace) -> tuple[int, str]:
+    """Return the web port and the rig's serial port that ``args`` give.
+
+    ``--port`` is the serial port, as in every other command; a bare number there is the web
+    port of older releases (no serial port is a bare number), and ``--rig-port`` the serial
+    port's older spelling.
+
+    Raises:
+        UsageError: two serial ports, or two web ports, were given.
+    """
+    web_port, serial_port = args.web_port, args.rig_port
+    if args.port is not None and args.port.isdigit():
+        if web_port is not None:
+            raise UsageError(f"--port {args.port} and --web-port {web_port}: give the web port "
+                             "once, as --web-port")
+        web_port = int(args.port)
+    elif args.port is not None:
+        if serial_port is not None and serial_port != args.port:
+            raise UsageError(f"--port {args.port} and --rig-port {serial_port}: give the rig's "
+                             "serial port once, as --port")
+        serial_port = args.port
+    return (8000 if web_port is None else web_port), serial_port or ""
+
+
 def _stop(signum: int, frame: Optional[FrameType]) -> None:
     raise KeyboardInterrupt
 
@@ -61,9 +142,11 @@ def _serve(args: argparse.Namespace) -> int:
     from cubebot.vision import DeviceCamera, FolderCamera
 
     token = None if _is_loopback(args.host) else secrets.token_urlsafe(16)
+    web_port, rig_port = _ports(args)
     with ExitStack() as stack:
+        # the port first: a busy one is told before a demo rig or a camera is started
+        sock = stack.enter_context(_listen(args.host, web_port))
         camera: Any = None
-        rig_port = args.rig_port or ""
         notes: list[str] = []  # printed after the address, which must come first
         if args.demo:
             # the embedded default, as `cubebot demo` sets it up: the simulated rig behind a
@@ -87,10 +170,6 @@ def _serve(args: argparse.Namespace) -> int:
         if args.demo:
             dashboard.rig.connect(rig_port)  # the demo's rig is there: the page starts connected
         app = web.create_app(dashboard)
-        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((args.host, args.port))
-        sock.listen(128)  # connections made as soon as the address is printed wait, not fail
         port = sock.getsockname()[1]
         query = f"?token={token}" if token else ""
         print(f"http://{_page_host(args.host)}:{port}/{query}", flush=True)
@@ -123,12 +202,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 prints a token "
                         "every action needs)")
-    p.add_argument("--port", type=int, default=8000, help="TCP port (0 picks a free one)")
+    p.add_argument("--web-port", type=int, metavar="N",
+                   help="the dashboard's TCP port (default 8000; 0 picks a free one)")
+    p.add_argument("--port", metavar="URL",
+                   help="the rig's serial port URL to offer on the page (/dev/ttyACM0, "
+                        "socket://..., rigsim://...); deprecated: a bare number here is read as "
+                        "the web port, as before")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--camera", metavar="SRC", help="server camera index (0) or stream URL")
     source.add_argument("--images", metavar="DIR", help="folder of six photos U R F D L B")
     p.add_argument("--rig-port", metavar="URL",
-                   help="the rig's port URL to offer on the page (/dev/ttyACM0, rigsim://...)")
+                   help="deprecated spelling of --port (the rig's serial port)")
     p.add_argument("--size", type=int, choices=(2, 3), default=3, help="cube size (default 3)")
     p.add_argument("--profile", help="where 'save colour profile' writes (default: the "
                                      "user's profile)")

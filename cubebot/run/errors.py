@@ -43,6 +43,6 @@ class NotSolvedError(RunError):
 
     def __init__(self, report: RunReport) -> None:
         super().__init__(
-            f"the cube did not end solved (rig reports {report.rig_facelets}, re-scan "
-            f"{report.verified_facelets}); check the rig's grip and re-scan")
+            f"the cube did not end solved ({report.findings()}); check the rig's grip and "
+            "re-scan")
         self.report = report

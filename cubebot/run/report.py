@@ -153,6 +153,16 @@ class RunReport:
         checks = [f for f in (self.rig_facelets, self.verified_facelets) if f is not None]
         return bool(checks) and all(Cube(f).is_solved for f in checks)
 
+    def findings(self) -> str:
+        """Return what the checks after the moves saw, naming only the checks that were made
+        (the rig's record of its cube, a second scan)."""
+        seen = []
+        if self.rig_facelets is not None:
+            seen.append(f"the rig reports {self.rig_facelets}")
+        if self.verified_facelets is not None:
+            seen.append(f"a second scan read {self.verified_facelets}")
+        return "; ".join(seen) or "nothing looked at the cube after the moves"
+
     def as_dict(self) -> dict[str, object]:
         """Return the report as a JSON-ready dict (``cubebot demo --json`` prints it)."""
         solution = self.solution

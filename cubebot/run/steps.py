@@ -32,6 +32,7 @@ from cubebot.robot.actions.solving import solve_for_rig as solve_on_action_rig
 from cubebot.run.presenting import from_rig_frame, scan_by_rig
 from cubebot.run.scanning import scan, scan_source, scan_with_rig_cameras
 from cubebot.solver import Cube, Solution, format_moves, load_tables
+from cubebot.solver.geometry import sticker_name
 from cubebot.solver.notation import Move
 from cubebot.solver.tables import cache_dir
 from cubebot.vision import Camera, write_overlays
@@ -123,6 +124,8 @@ def _scan(ctx: RunContext) -> str:
         record = scan(_camera(ctx), ctx.size, profile=options.profile,
                       sample_points=options.sample_points, guided=options.guided)
     report.scan = record
+    if not ctx.model.is_action_rig:
+        _check_against_rig(ctx, record.facelets)
     if report.truth is not None:
         truth = Cube(report.truth).turned_facelets(record.turns)
         if record.facelets != truth:
@@ -135,6 +138,26 @@ def _scan(ctx: RunContext) -> str:
     return (f"{record.facelets} (lowest confidence {min(reading.confidence):.2f}, "
             f"margin {reading.margin:.1f}, {record.frames} frame(s) from "
             f"{record.cameras} camera(s){looks})")
+
+
+def _check_against_rig(ctx: RunContext, scanned: str) -> None:
+    """Refuse a scan that differs from the rig's own record of its cube, where it keeps one
+    (a simulated rig does): streaming a solution of another cube would scramble it.
+
+    Raises:
+        RunError: the scan and the rig's record differ (naming the stickers); nothing moved.
+    """
+    held = rig_cube(ctx.rig)
+    if held is None:
+        return
+    held, read = Cube(held).facelets, Cube(scanned).facelets  # a 2x2 named by its DBL corner
+    if held == read:
+        return
+    wrong = [sticker_name(i, ctx.size) for i, (a, b) in enumerate(zip(read, held)) if a != b]
+    shown = ", ".join(wrong[:8]) + (f" and {len(wrong) - 8} more" if len(wrong) > 8 else "")
+    raise RunError(f"the scan differs from the cube the rig reports holding at {shown} "
+                   f"(scanned {read}, rig {held}): re-scan the cube, or check that these "
+                   "pictures are of the cube in this rig; nothing was moved")
 
 
 def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
@@ -271,7 +294,7 @@ def _verify(ctx: RunContext) -> str:
     if report.solved:
         return "solved" + _learn_light(ctx)
     if report.checked:
-        return f"NOT solved: rig {report.rig_facelets}, re-scan {report.verified_facelets}"
+        return f"NOT solved: {report.findings()}"
     return ("cannot check: the rig keeps no record of its cube and the camera cannot see it "
             "again; look at the cube")
 

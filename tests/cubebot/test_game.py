@@ -98,3 +98,34 @@ def test_rules_are_shown_at_the_start_and_on_help() -> None:
     game.play(feeder(["help", "quit"]), out)
     assert out.getvalue().count("Rules:") == 2
     assert game.quit_by is game.players[0] and game.winner is None
+
+
+class _Terminal(io.StringIO):
+    """Standard output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("terminal", "no_colour", "coloured"), [
+    (True, None, True), (True, "1", False), (False, None, False)])
+def test_the_games_nets_are_coloured_on_a_colour_terminal(
+        monkeypatch: pytest.MonkeyPatch, terminal: bool, no_colour: Optional[str],
+        coloured: bool) -> None:
+    from cubebot.cli import main
+    from cubebot.render import TERMINAL_COLOURS
+
+    out = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    if no_colour is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_colour)
+    assert main(["game", "--seed", "3"]) == 0
+    shown = out.getvalue()
+    assert ("\x1b[" in shown) == coloured
+    if coloured:
+        assert f"\x1b[{TERMINAL_COLOURS['U']}m U \x1b[0m" in shown
+    else:
+        assert "Scrambled cube:\n" in shown and "U" in shown.split("Scrambled cube:\n")[1]
