@@ -288,8 +288,8 @@ class CornerCamera(CameraBase):
         width, height = cond.resolution
         n = self._cube.size
         projection = self._projection(fixed)
-        if cond.backdrop == "robot":
-            image = robot_backdrop(width, height, cond.clutter, fixed)
+        if cond.backdrop == "robot":  # drawn once per camera and kept: a fixed camera's own
+            image = _backdrop(width, height, cond.clutter, int(fixed.integers(2 ** 62))).copy()
         else:
             image = cluttered_background(width, height, cond.clutter, fixed)
         light = fixed.normal(size=3)
@@ -398,10 +398,13 @@ class CornerCamera(CameraBase):
     def _lamp(self, projection: _Projection, facing: dict[str, bool], n: int,
               rng: np.random.Generator) -> np.ndarray:
         """Return where the desk lamp stands (world units): placed so that its reflection in
-        one face turned to the camera meets the camera at a random point of that face."""
+        one face turned to the camera meets the camera on one of that face's stickers."""
         face = str(rng.choice([f for f in FACE_LETTERS if facing[f]]))
         normal, right, down = (np.array(v, float) for v in FACE_FRAMES[face])
-        u, v = rng.uniform(-0.35, 0.35, 2) * n
+        # on a sticker beside the centre or at a corner, not under the coupling
+        places = [(a, b) for a in range(n) for b in range(n) if n % 2 == 0 or (a, b) != (n // 2,) * 2]
+        a, b = places[int(rng.integers(len(places)))]
+        u, v = np.array([a, b]) + 0.5 - n / 2 + rng.uniform(-0.3, 0.3, 2)
         point = normal * n / 2 + right * u + down * v
         towards = projection.position - point
         towards /= np.linalg.norm(towards)
@@ -413,12 +416,9 @@ class CornerCamera(CameraBase):
         if projection.distortion == 0:
             return image, cover
         height, width = cover.shape
-        yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-        rel_x = (xx - projection.principal[0]) / projection.half_diagonal
-        rel_y = (yy - projection.principal[1]) / projection.half_diagonal
-        factor = 1 + projection.distortion * (rel_x ** 2 + rel_y ** 2)
-        map_x = (rel_x * factor * projection.half_diagonal + projection.principal[0]).astype(np.float32)
-        map_y = (rel_y * factor * projection.half_diagonal + projection.principal[1]).astype(np.float32)
+        map_x, map_y = _distortion_maps(width, height, float(projection.principal[0]),
+                                        float(projection.principal[1]),
+                                        projection.half_diagonal, projection.distortion)
         return (cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
                 cv2.remap(cover, map_x, map_y, cv2.INTER_LINEAR, borderValue=0))
 
@@ -446,6 +446,25 @@ class CornerCamera(CameraBase):
     def __repr__(self) -> str:
         return (f"CornerCamera({self.facelets!r}, {self.pose!r}, seed={self._seed}, "
                 f"couplings={self.couplings})")
+
+
+@lru_cache(maxsize=8)
+def _backdrop(width: int, height: int, clutter: int, key: int) -> np.ndarray:
+    """Return the robot's insides behind the cube drawn from ``key`` (kept: do not change it)."""
+    return robot_backdrop(width, height, clutter, np.random.default_rng(key))
+
+
+@lru_cache(maxsize=8)
+def _distortion_maps(width: int, height: int, cx: float, cy: float, half_diagonal: float,
+                     distortion: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return the maps (x, y) from each pixel of a distorted picture to the undistorted one."""
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    rel_x = (xx - np.float64(cx)) / half_diagonal  # in float64, as the maps always were
+    rel_y = (yy - np.float64(cy)) / half_diagonal
+    factor = 1 + distortion * (rel_x ** 2 + rel_y ** 2)
+    map_x = (rel_x * factor * half_diagonal + cx).astype(np.float32)
+    map_y = (rel_y * factor * half_diagonal + cy).astype(np.float32)
+    return map_x, map_y
 
 
 @lru_cache(maxsize=4)
