@@ -24,14 +24,14 @@ def robot_backdrop(width: int, height: int, clutter: int, rng: np.random.Generat
     """Return the light behind the cube (RGB float, a window above 1): ``clutter`` parts of the
     robot (beams, gears, pins) over a dark frame, a window and a wooden wall."""
     img = np.empty((height, width, 3), np.float32)
-    img[:] = rng.uniform(0.1, 0.2) * np.array([1.0, 1.0, 1.02], np.float32)
+    img[:] = rng.uniform(0.12, 0.3) * np.array([1.0, 1.0, 1.02], np.float32)
     _wooden_wall(img, rng)
     for _ in range(int(rng.integers(1, 4))):
         _window(img, rng)
     scale = min(width, height)
     for _ in range(clutter):
         kind = rng.random()
-        if kind < 0.5:
+        if kind < 0.45:
             _beam(img, rng, scale)
         elif kind < 0.75:
             _gear(img, rng, scale)

@@ -160,7 +160,7 @@ class Conditions:
         exposure and white balance that drift, webcam noise, JPEG, and the robot's insides
         behind the cube."""
         return cls(temperature=5600.0, exposure=1.0, shading=0.45, glare=0.0, blur=1.6,
-                   noise=5.0, tilt=0.0, roll=0.0, wander=0.0, clutter=40, stickerless=True,
+                   noise=5.0, tilt=0.0, roll=0.0, wander=0.0, clutter=70, stickerless=True,
                    coloured_couplings=True, lamp=2.5, distortion=0.08, auto_exposure=True,
                    auto_white_balance=True, drift=0.08, haze=0.25, saturation=0.6, jpeg=70,
                    backdrop="robot")
