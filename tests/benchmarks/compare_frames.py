@@ -117,7 +117,7 @@ def colour_rows(title: str, samples: dict[str, list[np.ndarray]]) -> list[tuple[
     names = sorted(means)
     closest = min(((float(np.linalg.norm(means[a] - means[b])), f"{a}-{b}")
                    for i, a in enumerate(names) for b in names[i + 1:]))
-    rows.append((title, f"closest {closest[1]}", "", "", f"{closest[0]:.1f} apart", 
+    rows.append((title, f"closest {closest[1]}", "", "", f"{closest[0]:.1f} apart",
                  f"{np.mean(spreads):.1f}", ""))
     return rows
 
@@ -148,7 +148,7 @@ def main() -> None:
     if not args.synthetic_only:
         real = cv2.imread(str(path))
         parts.insert(0, _labelled(real, "real: SquidCuber's two webcams (rcscan, GPL-3.0)"))
-    cv2.imwrite(str(args.out), np.vstack(parts))
+    cv2.imwrite(str(args.out), np.vstack(parts), [cv2.IMWRITE_PNG_COMPRESSION, 9])
     rows = (colour_rows("real", real_samples(folder))
             + colour_rows(f"synthetic {args.conditions}", synthetic_samples(conditions)))
     header = ("frames", "colour", "stickers", "L", "chroma", "spread", "clipped %")
