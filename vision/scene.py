@@ -58,6 +58,7 @@ _METAL = (0.52, 0.53, 0.55)
 _PLASTIC_CAP = (0.6, 0.16)  # a coloured coupling's hexagonal cap: radius and height, in pitches
 _AXLE = (0.14, (0.06, 0.06, 0.065))  # the black axle from a coloured cap to its motor
 _SHINE = (800.0, 40.0, 0.12)  # the lamp's highlight: its core's and its sheen's sharpness, the sheen's share
+_UNEVEN_SHEEN = 1.0  # how far one tile's reflection of the room differs from another's
 _CAMERA_DRAW = 2_000_003  # the shot number a camera's own webcam offsets are drawn with (no real shot has it)
 
 
@@ -300,6 +301,9 @@ class CornerCamera(CameraBase):
                           @ (projection.position - np.array(FACE_FRAMES[f][0], float) * n / 2) > 0)
                   for f in FACE_LETTERS}
         lamp = self._lamp(projection, facing, n, fixed) if cond.lamp > 0 else None
+        # each place on a face reflects its own part of the room (a window, the lamp's shade)
+        sheen = ({f: 1 + _UNEVEN_SHEEN * fixed.uniform(-1, 1, (n, n)) for f in FACE_LETTERS}
+                 if cond.haze > 0 else {})
         cover = np.zeros((height, width), np.float32)
         if self.couplings:
             for face in FACE_LETTERS:
@@ -313,7 +317,7 @@ class CornerCamera(CameraBase):
             letters = self._cube.facelets[f_index * n * n:(f_index + 1) * n * n]
             tex = face_texture(letters, n, shot, stickerless=cond.stickerless)
             normal = np.array(FACE_FRAMES[face][0], float)
-            tex = self._light(tex, float(normal @ light), glare[face])
+            tex = self._light(tex, float(normal @ light), glare[face], sheen.get(face))
             if lamp is not None:
                 tex = tex + cond.lamp * _highlight(face, n, lamp, projection.position,
                                                    tex.shape[0])[..., None]
@@ -344,9 +348,11 @@ class CornerCamera(CameraBase):
         out = np.clip(image * 255 + 0.5, 0, 255).astype(np.uint8)
         return cv2.cvtColor(out, cv2.COLOR_RGB2BGR)
 
-    def _light(self, tex: np.ndarray, facing_light: float, glare: np.ndarray) -> np.ndarray:
+    def _light(self, tex: np.ndarray, facing_light: float, glare: np.ndarray,
+               sheen: np.ndarray | None = None) -> np.ndarray:
         """Return a face's texture lit: darker the further it turns from the light, an uneven
-        ramp across it, and a glare spot where the light reflects."""
+        ramp across it, a glare spot where the light reflects, and (with the conditions'
+        ``haze``) the room's light off each tile, ``sheen`` (n, n) times as strong."""
         cond = self.conditions
         side = tex.shape[0]
         yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) / side
@@ -358,7 +364,9 @@ class CornerCamera(CameraBase):
             spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * 0.09 ** 2))
             tex = tex + cond.glare * spot[..., None]
         if cond.haze > 0:  # the room's light off the glossy tiles, stronger towards the lamp
-            tex = tex + cond.haze * (0.6 + 0.4 * facing_light)
+            tiles = np.ones((1, 1), np.float32) if sheen is None else sheen.astype(np.float32)
+            tiles = cv2.resize(tiles, (side, side), interpolation=cv2.INTER_NEAREST)
+            tex = tex + (cond.haze * (0.6 + 0.4 * facing_light) * tiles)[..., None]
         return tex
 
     def _draw_coupling(self, image: np.ndarray, cover: np.ndarray | None,
