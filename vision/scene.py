@@ -2,7 +2,10 @@
 
 :class:`CornerCamera` photographs a virtual cube through a pinhole camera with a field of view,
 radial lens distortion and vignetting, under the light of :class:`~.synthetic.Conditions`
-(colour temperature, exposure, shading, glare, blur, noise, background clutter). A camera
+(colour temperature, exposure, shading, glare, blur, noise, background clutter; and, for a
+real robot's webcams, stickerless tiles, couplings in their centre's colour, a desk lamp's
+highlight, a wide lens, the webcam's own exposure, white balance, noise and JPEG, and the
+robot's insides behind the cube: the ``webcam-rig`` conditions). A camera
 looking at a corner sees three faces at once; a rig's couplings (``couplings=True``: a cap on
 each face's centre and a shaft out to its motor) cover the centres and whatever lies behind the
 shafts. Every picture records its truth (:class:`ShotTruth`): where each sticker is in the
@@ -57,9 +60,9 @@ _SHAFT = 0.18  # the shaft's radius from the cap out to the motor
 _METAL = (0.52, 0.53, 0.55)
 _PLASTIC_CAP = (0.6, 0.16)  # a coloured coupling's hexagonal cap: radius and height, in pitches
 _AXLE = (0.14, (0.06, 0.06, 0.065))  # the black axle from a coloured cap to its motor
-_SHINE = (800.0, 40.0, 0.12)  # the lamp's highlight: its core's and its sheen's sharpness, the sheen's share
+_SHINE = (800.0, 40.0, 0.12)  # the lamp's highlight: the core's and the sheen's sharpness, the sheen's share
 _UNEVEN_SHEEN = 1.0  # how far one tile's reflection of the room differs from another's
-_CAMERA_DRAW = 2_000_003  # the shot number a camera's own webcam offsets are drawn with (no real shot has it)
+_CAMERA_DRAW = 2_000_003  # the shot number of a camera's own webcam offsets (no real shot has it)
 
 
 def face_corners_3d(face: str, size: int) -> np.ndarray:
@@ -410,7 +413,8 @@ class CornerCamera(CameraBase):
         face = str(rng.choice([f for f in FACE_LETTERS if facing[f]]))
         normal, right, down = (np.array(v, float) for v in FACE_FRAMES[face])
         # on a sticker beside the centre or at a corner, not under the coupling
-        places = [(a, b) for a in range(n) for b in range(n) if n % 2 == 0 or (a, b) != (n // 2,) * 2]
+        places = [(a, b) for a in range(n) for b in range(n)
+                  if n % 2 == 0 or (a, b) != (n // 2, n // 2)]
         a, b = places[int(rng.integers(len(places)))]
         u, v = np.array([a, b]) + 0.5 - n / 2 + rng.uniform(-0.3, 0.3, 2)
         point = normal * n / 2 + right * u + down * v
@@ -458,8 +462,10 @@ class CornerCamera(CameraBase):
 
 @lru_cache(maxsize=8)
 def _backdrop(width: int, height: int, clutter: int, key: int) -> np.ndarray:
-    """Return the robot's insides behind the cube drawn from ``key`` (kept: do not change it)."""
-    return robot_backdrop(width, height, clutter, np.random.default_rng(key))
+    """Return the robot's insides behind the cube drawn from ``key`` (kept, read-only)."""
+    backdrop = robot_backdrop(width, height, clutter, np.random.default_rng(key))
+    backdrop.flags.writeable = False
+    return backdrop
 
 
 @lru_cache(maxsize=8)
@@ -472,6 +478,7 @@ def _distortion_maps(width: int, height: int, cx: float, cy: float, half_diagona
     factor = 1 + distortion * (rel_x ** 2 + rel_y ** 2)
     map_x = (rel_x * factor * half_diagonal + cx).astype(np.float32)
     map_y = (rel_y * factor * half_diagonal + cy).astype(np.float32)
+    map_x.flags.writeable = map_y.flags.writeable = False  # kept for the next picture
     return map_x, map_y
 
 

@@ -53,7 +53,8 @@ def real_folder() -> Path:
     return folder
 
 
-def synthetic_pair(facelets: str, conditions: Conditions, seed: int) -> tuple[np.ndarray, list[CornerCamera]]:
+def synthetic_pair(facelets: str, conditions: Conditions,
+                   seed: int) -> tuple[np.ndarray, list[CornerCamera]]:
     """Return the six-motor rig's two frames (BGR, side by side) of a cube and their cameras."""
     model = RigModel.load("six-motor")
     assert model.cameras is not None
