@@ -367,8 +367,8 @@ class CornerCamera(CameraBase):
             spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * 0.09 ** 2))
             tex = tex + cond.glare * spot[..., None]
         if cond.haze > 0:  # the room's light off the glossy tiles, stronger towards the lamp
-            tiles = np.ones((1, 1), np.float32) if sheen is None else sheen.astype(np.float32)
-            tiles = cv2.resize(tiles, (side, side), interpolation=cv2.INTER_NEAREST)
+            each = np.ones((1, 1), np.float32) if sheen is None else sheen.astype(np.float32)
+            tiles = cv2.resize(each, (side, side), interpolation=cv2.INTER_NEAREST)
             tex = tex + (cond.haze * (0.6 + 0.4 * facing_light) * tiles)[..., None]
         return tex
 

@@ -75,7 +75,10 @@ def real_samples(folder: Path) -> dict[str, list[np.ndarray]]:
              for line in (folder / "scan.rects").read_text().splitlines() if line.strip()]
     samples: dict[str, list[np.ndarray]] = {}
     for path in sorted(folder.glob("*.png")):
-        frame = cv2.cvtColor(cv2.imread(str(path)), cv2.COLOR_BGR2RGB)
+        picture = cv2.imread(str(path))
+        if picture is None:
+            raise SystemExit(f"{path} is not a picture OpenCV can read")
+        frame = cv2.cvtColor(picture, cv2.COLOR_BGR2RGB)
         for index, sticker in enumerate(boxes):
             if index % 9 == 4:
                 continue  # a centre: under its coupling
@@ -105,7 +108,9 @@ def synthetic_samples(conditions: Conditions, cubes: int = 12) -> dict[str, list
 
 def colour_rows(title: str, samples: dict[str, list[np.ndarray]]) -> list[tuple[str, ...]]:
     """Return table rows: one per colour, then the closest two colours against the spread."""
-    rows, means, spreads = [], {}, []
+    rows: list[tuple[str, ...]] = []
+    means: dict[str, np.ndarray] = {}
+    spreads: list[float] = []
     for colour in sorted(samples):
         rgb = np.array(samples[colour])
         lab = _lab(rgb)
@@ -148,6 +153,8 @@ def main() -> None:
                                   f"rig's two corner cameras (seed {args.seed})")]
     if not args.synthetic_only:
         real = cv2.imread(str(path))
+        if real is None:
+            raise SystemExit(f"{path} is not a picture OpenCV can read")
         parts.insert(0, _labelled(real, "real: SquidCuber's two webcams (rcscan, GPL-3.0)"))
     cv2.imwrite(str(args.out), np.vstack(parts), [cv2.IMWRITE_PNG_COMPRESSION, 9])
     rows = (colour_rows("real", real_samples(folder))
