@@ -14,7 +14,7 @@ Public API:
   :class:`FolderCamera` ``(path)``, :class:`PresentedCamera` ``(camera, present)`` (asks for
   each face to be shown first), :class:`SyntheticCamera` ``(facelets, *, seed=0,
   conditions=Conditions())`` with ``set_state(facelets)`` and ``last_corners``;
-  :class:`Conditions` presets ``ideal() / moderate() / harsh() / fixed_rig()``;
+  :class:`Conditions` presets ``ideal() / moderate() / harsh() / fixed_rig() / webcam_rig()``;
 - :func:`detect_grid` ``(frame, size) -> Grid``; :func:`sample_stickers` ``(frame, grid) ->
   (rgb (n*n, 3), spread (n*n,))``; :class:`SamplePoints` (``from_frame``, ``from_corners``,
   ``save``, ``load``, ``grid_for(face)``) for a fixed camera;

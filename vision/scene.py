@@ -2,7 +2,10 @@
 
 :class:`CornerCamera` photographs a virtual cube through a pinhole camera with a field of view,
 radial lens distortion and vignetting, under the light of :class:`~.synthetic.Conditions`
-(colour temperature, exposure, shading, glare, blur, noise, background clutter). A camera
+(colour temperature, exposure, shading, glare, blur, noise, background clutter; and, for a
+real robot's webcams, stickerless tiles, couplings in their centre's colour, a desk lamp's
+highlight, a wide lens, the webcam's own exposure, white balance, noise and JPEG, and the
+robot's insides behind the cube: the ``webcam-rig`` conditions). A camera
 looking at a corner sees three faces at once; a rig's couplings (``couplings=True``: a cap on
 each face's centre and a shaft out to its motor) cover the centres and whatever lies behind the
 shafts. Every picture records its truth (:class:`ShotTruth`): where each sticker is in the
@@ -27,7 +30,15 @@ from cubebot.solver import Cube
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.cameras import CameraBase
 from cubebot.vision.errors import OptionError
-from cubebot.vision.synthetic import Conditions, cluttered_background, face_texture, kelvin_to_rgb
+from cubebot.vision.backdrop import robot_backdrop
+from cubebot.vision.synthetic import (
+    STICKER_PAINT,
+    Conditions,
+    cluttered_background,
+    face_texture,
+    kelvin_to_rgb,
+)
+from cubebot.vision.webcam import develop
 
 __all__ = ["Pose", "Lens", "CornerCamera", "ShotTruth", "FACE_FRAMES", "face_corners_3d",
            "corner_direction"]
@@ -47,6 +58,11 @@ FACE_FRAMES: dict[str, tuple[tuple[int, int, int], ...]] = {
 _CAP = (0.45, 0.35)  # a coupling's cap: radius and height, in sticker pitches
 _SHAFT = 0.18  # the shaft's radius from the cap out to the motor
 _METAL = (0.52, 0.53, 0.55)
+_PLASTIC_CAP = (0.6, 0.16)  # a coloured coupling's hexagonal cap: radius and height, in pitches
+_AXLE = (0.14, (0.06, 0.06, 0.065))  # the black axle from a coloured cap to its motor
+_SHINE = (800.0, 40.0, 0.12)  # the lamp's highlight: the core's and the sheen's sharpness, the sheen's share
+_UNEVEN_SHEEN = 1.0  # how far one tile's reflection of the room differs from another's
+_CAMERA_DRAW = 2_000_003  # the shot number of a camera's own webcam offsets (no real shot has it)
 
 
 def face_corners_3d(face: str, size: int) -> np.ndarray:
@@ -226,12 +242,15 @@ class CornerCamera(CameraBase):
         Raises :class:`CameraError` after :meth:`close`.
         """
         self._check_open()
-        corner_id = sum(ord(c) for c in self.pose.corner)
-        fixed = np.random.default_rng([self._seed, corner_id])
-        shot = np.random.default_rng([self._seed, corner_id, self._shot])
+        fixed = np.random.default_rng([self._seed, self._corner_id])
+        shot = np.random.default_rng([self._seed, self._corner_id, self._shot])
         self._shot += 1
         moving = self.pose.wobble > 0 or self.pose.shift > 0 or self.pose.roll > 0
         return self.render(shot if moving else fixed, shot)
+
+    @property
+    def _corner_id(self) -> int:
+        return sum(ord(c) for c in self.pose.corner)
 
     def _projection(self, rng: np.random.Generator) -> _Projection:
         pose, cond = self.pose, self.conditions
@@ -264,7 +283,7 @@ class CornerCamera(CameraBase):
             span = float(pts[:, 1].max() - pts[:, 1].min())
             distance *= span / (pose.fill * height)
         return _Projection(direction * distance, rotation, focal, principal,
-                           self.lens.distortion, half_diagonal)
+                           self.lens.distortion + cond.distortion, half_diagonal)
 
     def render(self, fixed: np.random.Generator, shot: np.random.Generator) -> np.ndarray:
         """Return a BGR picture: the scene drawn with ``fixed`` (pose, light, background)
@@ -273,7 +292,10 @@ class CornerCamera(CameraBase):
         width, height = cond.resolution
         n = self._cube.size
         projection = self._projection(fixed)
-        image = cluttered_background(width, height, cond.clutter, fixed)
+        if cond.backdrop == "robot":  # drawn once per camera and kept: a fixed camera's own
+            image = _backdrop(width, height, cond.clutter, int(fixed.integers(2 ** 62))).copy()
+        else:
+            image = cluttered_background(width, height, cond.clutter, fixed)
         light = fixed.normal(size=3)
         light = light / np.linalg.norm(light) + 0.8 * self.direction
         light /= np.linalg.norm(light)
@@ -281,27 +303,34 @@ class CornerCamera(CameraBase):
         facing = {f: bool(np.array(FACE_FRAMES[f][0], float)
                           @ (projection.position - np.array(FACE_FRAMES[f][0], float) * n / 2) > 0)
                   for f in FACE_LETTERS}
+        lamp = self._lamp(projection, facing, n, fixed) if cond.lamp > 0 else None
+        # each place on a face reflects its own part of the room (a window, the lamp's shade)
+        sheen = ({f: 1 + _UNEVEN_SHEEN * fixed.uniform(-1, 1, (n, n)) for f in FACE_LETTERS}
+                 if cond.haze > 0 else {})
         cover = np.zeros((height, width), np.float32)
         if self.couplings:
             for face in FACE_LETTERS:
                 if not facing[face]:
-                    self._draw_coupling(image, None, projection, face, n)
+                    self._draw_coupling(image, None, projection, face, n, light)
         truth = ShotTruth()
         for face in FACE_LETTERS:
             if not facing[face]:
                 continue
             f_index = FACE_LETTERS.index(face)
             letters = self._cube.facelets[f_index * n * n:(f_index + 1) * n * n]
-            tex = face_texture(letters, n, shot)
+            tex = face_texture(letters, n, shot, stickerless=cond.stickerless)
             normal = np.array(FACE_FRAMES[face][0], float)
-            tex = self._light(tex, float(normal @ light), glare[face])
+            tex = self._light(tex, float(normal @ light), glare[face], sheen.get(face))
+            if lamp is not None:
+                tex = tex + cond.lamp * _highlight(face, n, lamp, projection.position,
+                                                   tex.shape[0])[..., None]
             quad = projection.ideal(face_corners_3d(face, n))
             _paste(image, tex, quad)
             truth.quads[face] = projection.distort(quad)
         if self.couplings:
             for face in FACE_LETTERS:
                 if facing[face]:
-                    self._draw_coupling(image, cover, projection, face, n)
+                    self._draw_coupling(image, cover, projection, face, n, light)
         gain = kelvin_to_rgb(cond.temperature).astype(np.float32) * cond.exposure
         image *= gain
         if self.lens.vignetting > 0:
@@ -310,15 +339,23 @@ class CornerCamera(CameraBase):
         self._record(truth, cover, projection, facing, n)
         if cond.blur > 0:
             image = cv2.GaussianBlur(image, (0, 0), cond.blur)
+        self.truth = truth
+        if cond.webcam:
+            own = np.random.default_rng([self._seed, self._corner_id, _CAMERA_DRAW])
+            return develop(image, auto_exposure=cond.auto_exposure,
+                           auto_white_balance=cond.auto_white_balance, drift=cond.drift,
+                           noise=cond.noise, jpeg=cond.jpeg, camera=own, shot=shot,
+                           saturation=cond.saturation)
         if cond.noise > 0:
             image = image + shot.normal(0, cond.noise / 255, image.shape).astype(np.float32)
-        self.truth = truth
         out = np.clip(image * 255 + 0.5, 0, 255).astype(np.uint8)
         return cv2.cvtColor(out, cv2.COLOR_RGB2BGR)
 
-    def _light(self, tex: np.ndarray, facing_light: float, glare: np.ndarray) -> np.ndarray:
+    def _light(self, tex: np.ndarray, facing_light: float, glare: np.ndarray,
+               sheen: np.ndarray | None = None) -> np.ndarray:
         """Return a face's texture lit: darker the further it turns from the light, an uneven
-        ramp across it, and a glare spot where the light reflects."""
+        ramp across it, a glare spot where the light reflects, and (with the conditions'
+        ``haze``) the room's light off each tile, ``sheen`` (n, n) times as strong."""
         cond = self.conditions
         side = tex.shape[0]
         yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) / side
@@ -329,39 +366,71 @@ class CornerCamera(CameraBase):
             gx, gy = glare[0], glare[1]
             spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * 0.09 ** 2))
             tex = tex + cond.glare * spot[..., None]
+        if cond.haze > 0:  # the room's light off the glossy tiles, stronger towards the lamp
+            each = np.ones((1, 1), np.float32) if sheen is None else sheen.astype(np.float32)
+            tiles = cv2.resize(each, (side, side), interpolation=cv2.INTER_NEAREST)
+            tex = tex + (cond.haze * (0.6 + 0.4 * facing_light) * tiles)[..., None]
         return tex
 
     def _draw_coupling(self, image: np.ndarray, cover: np.ndarray | None,
-                       projection: _Projection, face: str, n: int) -> None:
-        """Draw a face's coupling (cap and shaft); mark what it covers in ``cover``."""
+                       projection: _Projection, face: str, n: int, light: np.ndarray) -> None:
+        """Draw a face's coupling (cap and shaft); mark what it covers in ``cover``.
+
+        A grey metal one by default; with the conditions' ``coloured_couplings`` a hexagonal
+        plastic cap in the face's centre colour (its top lit as the face is, its sides
+        darker) on a black axle."""
         normal, right, down = (np.array(v, float) for v in FACE_FRAMES[face])
-        angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        coloured = self.conditions.coloured_couplings
+        angles = np.linspace(0, 2 * np.pi, 6 if coloured else 24, endpoint=False)
+        if coloured:
+            angles = angles + np.pi / 6
         ring = np.cos(angles)[:, None] * right + np.sin(angles)[:, None] * down
         base = normal * n / 2
-        parts = ((_CAP[0], 0.0, _CAP[1]), (_SHAFT, _CAP[1], 4.0 * n))
-        for radius, start, end in parts:
+        if coloured:
+            paint = np.array(STICKER_PAINT[face], float) / 255
+            level = 1 - self.conditions.shading * 0.5 * (1 - float(normal @ light))
+            parts = [(_PLASTIC_CAP[0], 0.0, _PLASTIC_CAP[1], tuple(paint * level * 0.75)),
+                     (_PLASTIC_CAP[0], _PLASTIC_CAP[1], _PLASTIC_CAP[1], tuple(paint * level)),
+                     (_AXLE[0], _PLASTIC_CAP[1], 4.0 * n, _AXLE[1])]
+        else:
+            parts = [(_CAP[0], 0.0, _CAP[1], _METAL),
+                     (_SHAFT, _CAP[1], 4.0 * n, tuple(0.8 * c for c in _METAL))]
+        for radius, start, end, shade in parts:
             points = np.concatenate([base + normal * start + radius * ring,
                                      base + normal * end + radius * ring])
             if (projection.depth(points) <= 0.1).any():
                 continue  # reaches behind the camera: out of the picture
             hull = cv2.convexHull(projection.ideal(points).astype(np.float32))
-            shade = tuple(float(c) * (0.8 if radius == _SHAFT else 1.0) for c in _METAL)
-            cv2.fillConvexPoly(image, np.round(hull * 16).astype(np.int32), shade,
-                               lineType=cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(image, np.round(hull * 16).astype(np.int32),
+                               tuple(float(c) for c in shade), lineType=cv2.LINE_AA, shift=4)
             if cover is not None:
                 cv2.fillConvexPoly(cover, np.round(hull * 16).astype(np.int32), 1.0, shift=4)
+
+    def _lamp(self, projection: _Projection, facing: dict[str, bool], n: int,
+              rng: np.random.Generator) -> np.ndarray:
+        """Return where the desk lamp stands (world units): placed so that its reflection in
+        one face turned to the camera meets the camera on one of that face's stickers."""
+        face = str(rng.choice([f for f in FACE_LETTERS if facing[f]]))
+        normal, right, down = (np.array(v, float) for v in FACE_FRAMES[face])
+        # on a sticker beside the centre or at a corner, not under the coupling
+        places = [(a, b) for a in range(n) for b in range(n)
+                  if n % 2 == 0 or (a, b) != (n // 2, n // 2)]
+        a, b = places[int(rng.integers(len(places)))]
+        u, v = np.array([a, b]) + 0.5 - n / 2 + rng.uniform(-0.3, 0.3, 2)
+        point = normal * n / 2 + right * u + down * v
+        towards = projection.position - point
+        towards /= np.linalg.norm(towards)
+        mirrored = 2 * float(normal @ towards) * normal - towards
+        return np.asarray(point + mirrored * np.linalg.norm(projection.position) * 1.5)
 
     def _distorted(self, image: np.ndarray, cover: np.ndarray,
                    projection: _Projection) -> tuple[np.ndarray, np.ndarray]:
         if projection.distortion == 0:
             return image, cover
         height, width = cover.shape
-        yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-        rel_x = (xx - projection.principal[0]) / projection.half_diagonal
-        rel_y = (yy - projection.principal[1]) / projection.half_diagonal
-        factor = 1 + projection.distortion * (rel_x ** 2 + rel_y ** 2)
-        map_x = (rel_x * factor * projection.half_diagonal + projection.principal[0]).astype(np.float32)
-        map_y = (rel_y * factor * projection.half_diagonal + projection.principal[1]).astype(np.float32)
+        map_x, map_y = _distortion_maps(width, height, float(projection.principal[0]),
+                                        float(projection.principal[1]),
+                                        projection.half_diagonal, projection.distortion)
         return (cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
                 cv2.remap(cover, map_x, map_y, cv2.INTER_LINEAR, borderValue=0))
 
@@ -391,6 +460,28 @@ class CornerCamera(CameraBase):
                 f"couplings={self.couplings})")
 
 
+@lru_cache(maxsize=8)
+def _backdrop(width: int, height: int, clutter: int, key: int) -> np.ndarray:
+    """Return the robot's insides behind the cube drawn from ``key`` (kept, read-only)."""
+    backdrop = robot_backdrop(width, height, clutter, np.random.default_rng(key))
+    backdrop.flags.writeable = False
+    return backdrop
+
+
+@lru_cache(maxsize=8)
+def _distortion_maps(width: int, height: int, cx: float, cy: float, half_diagonal: float,
+                     distortion: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return the maps (x, y) from each pixel of a distorted picture to the undistorted one."""
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    rel_x = (xx - np.float64(cx)) / half_diagonal  # in float64, as the maps always were
+    rel_y = (yy - np.float64(cy)) / half_diagonal
+    factor = 1 + distortion * (rel_x ** 2 + rel_y ** 2)
+    map_x = (rel_x * factor * half_diagonal + cx).astype(np.float32)
+    map_y = (rel_y * factor * half_diagonal + cy).astype(np.float32)
+    map_x.flags.writeable = map_y.flags.writeable = False  # kept for the next picture
+    return map_x, map_y
+
+
 @lru_cache(maxsize=4)
 def _radius_squared(width: int, height: int) -> np.ndarray:
     """Return each pixel's squared distance from the frame's middle, 1 at the corners."""
@@ -409,6 +500,25 @@ def _turned(direction: np.ndarray, azimuth: float, elevation: float) -> np.ndarr
     angle = float(np.clip(angle, -1.45, 1.45))
     scale = np.cos(angle) / max(horizontal, 1e-9)
     return np.array([d[0] * scale, np.sin(angle), d[2] * scale])
+
+
+def _highlight(face: str, n: int, lamp: np.ndarray, eye: np.ndarray, side: int) -> np.ndarray:
+    """Return the lamp's highlight (side, side) over a face's texture: a Blinn-Phong core that
+    clips where the lamp's reflection meets the eye, and a faint sheen around it."""
+    corners = face_corners_3d(face, n)
+    normal = np.array(FACE_FRAMES[face][0], float)
+    steps = (np.arange(48) + 0.5) / 48
+    u, v = np.meshgrid(steps, steps)
+    points = (corners[0] + (corners[1] - corners[0]) * u[..., None]
+              + (corners[3] - corners[0]) * v[..., None])
+    to_lamp = lamp - points
+    to_eye = eye - points
+    half = (to_lamp / np.linalg.norm(to_lamp, axis=-1, keepdims=True)
+            + to_eye / np.linalg.norm(to_eye, axis=-1, keepdims=True))
+    cosine = np.clip((half @ normal) / np.linalg.norm(half, axis=-1), 0, 1)
+    core, sheen, share = _SHINE
+    shine = (cosine ** core + share * cosine ** sheen).astype(np.float32)
+    return np.asarray(cv2.resize(shine, (side, side), interpolation=cv2.INTER_CUBIC))
 
 
 def _paste(image: np.ndarray, tex: np.ndarray, quad: np.ndarray) -> None:

@@ -20,8 +20,10 @@ import numpy as np
 
 from cubebot.solver import Cube
 from cubebot.solver.notation import FACE_LETTERS
+from cubebot.vision.backdrop import robot_backdrop
 from cubebot.vision.cameras import CameraBase
 from cubebot.vision.errors import OptionError
+from cubebot.vision.webcam import develop
 
 __all__ = ["Conditions", "SyntheticCamera", "STICKER_PAINT", "kelvin_to_rgb", "face_texture",
            "cluttered_background"]
@@ -38,6 +40,7 @@ STICKER_PAINT = {
     "B": (18, 72, 190),
 }
 _PLASTIC = (22, 22, 24)
+_SEAM = (40, 38, 36)  # the shadow in the seam between two stickerless tiles
 _TEXTURE_PX = 64  # texture pixels per sticker before warping
 _STEADY = 1_000_003  # the shot number a steady light is drawn with (no real shot has it)
 
@@ -54,6 +57,34 @@ class Conditions:
     in-plane turn (degrees, kept small so the top row stays at the top); ``fill`` the fraction
     of the frame's height the face covers; ``wander`` how far (0..1 of the room left) the face
     strays from the middle of the frame; ``clutter`` the number of shapes in the background.
+
+    A real robot's webcams see more than that; these are off by default (the pictures of the
+    conditions above do not change) and the ``webcam-rig`` conditions switch them on:
+
+    - ``stickerless``: bright tiles that nearly meet, a thin dark seam between them and rounded
+      corners, instead of stickers on black plastic;
+    - ``coloured_couplings``: a rig's couplings (see :class:`~.scene.CornerCamera`) are plastic
+      caps in their centre's colour, wide enough to cover the inner edges of the stickers
+      beside the centre, on a black axle;
+    - ``lamp``: the strength of a desk lamp's highlight on the glossy tiles (the corner camera:
+      where the lamp's reflection meets the camera, so it stays put for a fixed camera; 1 or
+      more clips to white at its core);
+    - ``distortion``: a wide lens's barrel distortion, added to the corner camera's
+      :class:`~.scene.Lens`;
+    - ``auto_exposure`` and ``auto_white_balance``: the webcam meters each frame and sets its
+      gain and its colour balance from what it sees (so a bright window darkens the cube and a
+      mostly red cube turns the frame cyan); ``drift`` is the spread (log gain) by which
+      exposure and each colour's gain wander from frame to frame and differ between cameras;
+    - ``haze``: the share of the room's white light the glossy tiles reflect over their
+      colour (it washes them out, as a real stickerless cube under a lamp looks);
+    - ``saturation``: how much of each colour's distance from grey the webcam's colour
+      processing keeps (1: all);
+    - ``jpeg``: the JPEG quality each frame is compressed at (0: none);
+    - ``backdrop``: ``"shapes"`` (random shapes on a gradient) or ``"robot"`` (the inside of a
+      robot: black beams with holes, grey gears, a bright window that clips, a wooden wall).
+
+    Raises :class:`~.errors.OptionError` for an unknown backdrop or a JPEG quality outside
+    0..100.
     """
 
     temperature: float = 6500.0
@@ -68,6 +99,30 @@ class Conditions:
     wander: float = 1.0
     clutter: int = 25
     resolution: tuple[int, int] = (640, 480)
+    stickerless: bool = False
+    coloured_couplings: bool = False
+    lamp: float = 0.0
+    distortion: float = 0.0
+    auto_exposure: bool = False
+    auto_white_balance: bool = False
+    drift: float = 0.0
+    haze: float = 0.0
+    saturation: float = 1.0
+    jpeg: int = 0
+    backdrop: str = "shapes"
+
+    def __post_init__(self) -> None:
+        if self.backdrop not in BACKDROPS:
+            raise OptionError(f"backdrop {self.backdrop!r}: choose one of {', '.join(BACKDROPS)}")
+        if not 0 <= self.jpeg <= 100:
+            raise OptionError(f"jpeg quality {self.jpeg} is outside 0..100 (0: no compression)")
+
+    @property
+    def webcam(self) -> bool:
+        """Return whether a frame goes through a webcam's own processing (metering, drift,
+        JPEG) after the sensor."""
+        return (self.auto_exposure or self.auto_white_balance or self.drift > 0
+                or self.jpeg > 0 or self.saturation != 1.0)
 
     @classmethod
     def ideal(cls) -> "Conditions":
@@ -99,6 +154,18 @@ class Conditions:
         return dataclasses.replace(cls.fixed_rig(), exposure=1.2, glare=2.0)
 
     @classmethod
+    def webcam_rig(cls) -> "Conditions":
+        """Return a two-webcam six-motor robot as it really looks: a stickerless cube, couplings
+        in the centres' colours, a desk lamp whose highlight clips, a wide lens, blur, auto
+        exposure and white balance that drift, webcam noise, JPEG, and the robot's insides
+        behind the cube."""
+        return cls(temperature=5600.0, exposure=1.0, shading=0.45, glare=0.0, blur=1.6,
+                   noise=5.0, tilt=0.0, roll=0.0, wander=0.0, clutter=70, stickerless=True,
+                   coloured_couplings=True, lamp=2.5, distortion=0.08, auto_exposure=True,
+                   auto_white_balance=True, drift=0.08, haze=0.25, saturation=0.6, jpeg=70,
+                   backdrop="robot")
+
+    @classmethod
     def named(cls, name: str) -> "Conditions":
         """Return the conditions of one of :data:`CONDITION_NAMES` (the command line's words).
 
@@ -107,14 +174,17 @@ class Conditions:
         """
         makers: dict[str, Callable[[], Conditions]] = {
             "ideal": cls.ideal, "default": cls, "moderate": cls.moderate, "harsh": cls.harsh,
-            "rig": cls.fixed_rig, "glare": cls.glaring}
+            "rig": cls.fixed_rig, "glare": cls.glaring, "webcam-rig": cls.webcam_rig}
         if name not in makers:
             raise OptionError(f"conditions {name!r}: choose one of {', '.join(CONDITION_NAMES)}")
         return makers[name]()
 
 
 #: The one vocabulary of synthetic light and pose, for every command that takes --conditions.
-CONDITION_NAMES = ("ideal", "default", "moderate", "harsh", "rig", "glare")
+CONDITION_NAMES = ("ideal", "default", "moderate", "harsh", "rig", "glare", "webcam-rig")
+
+#: What may stand behind the cube (:attr:`Conditions.backdrop`).
+BACKDROPS = ("shapes", "robot")
 
 
 def kelvin_to_rgb(temperature: float) -> np.ndarray:
@@ -137,14 +207,16 @@ def kelvin_to_rgb(temperature: float) -> np.ndarray:
     return np.asarray(raw(temperature) / raw(6500.0))
 
 
-def face_texture(letters: str, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Return a face picture (RGB float 0..1): stickers with rounded corners on black plastic."""
+def face_texture(letters: str, n: int, rng: np.random.Generator | None = None, *,
+                 stickerless: bool = False) -> np.ndarray:
+    """Return a face picture (RGB float 0..1): stickers with rounded corners on black plastic,
+    or (``stickerless``) tiles that nearly meet, a thin dark seam between them."""
     px = _TEXTURE_PX
     side = n * px
     tex = np.empty((side, side, 3), np.float32)
-    tex[:] = np.array(_PLASTIC, np.float32) / 255
-    gap = int(0.07 * px)
-    radius = int(0.14 * px)
+    tex[:] = np.array(_SEAM if stickerless else _PLASTIC, np.float32) / 255
+    gap = int((0.018 if stickerless else 0.07) * px)
+    radius = int((0.1 if stickerless else 0.14) * px)
     for i, letter in enumerate(letters):
         r, c = divmod(i, n)
         colour = tuple(float(v) / 255 for v in STICKER_PAINT[letter])
@@ -254,7 +326,10 @@ class SyntheticCamera(CameraBase):
         width, height = cond.resolution
         f_index = FACE_LETTERS.index(face)
         letters = self.facelets[f_index * n * n:(f_index + 1) * n * n]
-        image = cluttered_background(width, height, cond.clutter, rng)
+        if cond.backdrop == "robot":
+            image = robot_backdrop(width, height, cond.clutter, rng)
+        else:
+            image = cluttered_background(width, height, cond.clutter, rng)
 
         focal = 1.1 * max(width, height)
         yaw = rng.uniform(-1, 1) * cond.tilt
@@ -289,9 +364,9 @@ class SyntheticCamera(CameraBase):
                 if normal @ middle >= 0:
                     continue
                 side_letters = "".join(rng.choice(list(FACE_LETTERS), n * n))
-                tex = face_texture(side_letters, n) * 0.6  # sides catch less light
-            else:
-                tex = face_texture(letters, n, rng)
+                tex = face_texture(side_letters, n, stickerless=cond.stickerless) * 0.6
+            else:  # the sides above catch less light
+                tex = face_texture(letters, n, rng, stickerless=cond.stickerless)
                 tex = self._light_face(tex, rng if self.lamp is None else
                                        np.random.default_rng([self.lamp, f_index, _STEADY]))
             quad = project(corners3d)
@@ -301,6 +376,12 @@ class SyntheticCamera(CameraBase):
         image = image * light
         if cond.blur > 0:
             image = cv2.GaussianBlur(image, (0, 0), cond.blur)
+        if cond.webcam:
+            own = np.random.default_rng([self._seed, _STEADY + 1])
+            return develop(image, auto_exposure=cond.auto_exposure,
+                           auto_white_balance=cond.auto_white_balance, drift=cond.drift,
+                           noise=cond.noise, jpeg=cond.jpeg, camera=own, shot=rng,
+                           saturation=cond.saturation)
         if cond.noise > 0:
             image = image + rng.normal(0, cond.noise / 255, image.shape).astype(np.float32)
         out = np.clip(image * 255 + 0.5, 0, 255).astype(np.uint8)
@@ -319,6 +400,8 @@ class SyntheticCamera(CameraBase):
             sigma = rng.uniform(0.06, 0.15)
             spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma ** 2))
             tex = tex + cond.glare * spot[..., None]
+        if cond.haze > 0:
+            tex = tex + cond.haze
         return tex
 
     @staticmethod

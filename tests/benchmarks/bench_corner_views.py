@@ -223,9 +223,9 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scans", type=int, default=500, help="cubes per conditions and way")
-    parser.add_argument("--conditions", default="moderate,rig,harsh,glare",
+    parser.add_argument("--conditions", default="moderate,rig,harsh,glare,webcam-rig",
                         help="comma-separated synthetic conditions (default "
-                             "moderate,rig,harsh,glare)")
+                             "moderate,rig,harsh,glare,webcam-rig)")
     parser.add_argument("--first-seed", type=int, default=FIRST,
                         help=f"seed of the first cube (default {FIRST}; the frames' noise "
                              "follows it)")
