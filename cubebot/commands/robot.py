@@ -32,6 +32,7 @@ from cubebot.robot import (
     PortBusyError,
     ProtocolError,
     Rig,
+    RigModel,
     RigStoppedError,
     RobotError,
     SimulatedRig,
@@ -300,6 +301,8 @@ def _rig_info(args: argparse.Namespace) -> int:
         if held is None:
             raise
         info = {"busy": str(busy), **held}
+    if args.rig:
+        info.update(_model_info(args.rig, args.json))
     if args.json:
         print(json.dumps(info))
     else:
@@ -307,6 +310,21 @@ def _rig_info(args: argparse.Namespace) -> int:
         for key, value in info.items():
             print(f"{key:<{width}}  {value}")
     return 0
+
+
+def _model_info(rig: str, as_json: bool) -> dict[str, object]:
+    """Return what a rig model says of how it scans: its mounting and its cameras."""
+    model = RigModel.load(rig)
+    info: dict[str, object] = {"model": model.name}
+    if model.mounting is not None:
+        info["mounting"] = model.mounting.to_dict() if as_json else model.mounting.describe()
+    if model.cameras is not None:
+        cameras = {v.name: {"faces": v.letters, "hidden": list(v.hidden)}
+                   for v in model.cameras.views}
+        info["cameras"] = cameras if as_json else "; ".join(
+            f"{name} sees {c['faces']}" + (f" (hides {' '.join(c['hidden'])})" if c["hidden"]
+                                           else "") for name, c in cameras.items())
+    return info
 
 
 #: what the first Ctrl-C in ``cubebot rig-check`` does
@@ -426,6 +444,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
                                         "cube; for a port another program holds, what that "
                                         "program is doing.")
     _port_options(p)
+    p.add_argument("--rig", metavar="MODEL",
+                   help="also show this rig model's mounting (the colour on each face as held) "
+                        "and cameras")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_rig_info)
 

@@ -190,7 +190,7 @@ def main() -> None:
     rule = GapRule(gap={3: round(gap, 2), 2: SYNTHETIC_RULE.gap[2]}, power={3: 1.0, 2: 1.0},
                    per_overruled={3: weight})
     print(f"rule: gap {gap:.2f} x (scale/3), {weight} more per overruled sticker "
-          f"(the rule in force: {SYNTHETIC_RULE.gap[3]} x (scale/3))")
+          f"(in force: {SYNTHETIC_RULE.gap[3]} x (scale/3))")
     sets.update((name, found) for name, found in real.items() if "held out" in name)
     print("| scans | readings | best reading right | accepted right | refused | accepted wrong |")
     print("|---|---|---|---|---|---|")

@@ -74,8 +74,9 @@ def test_each_kind_of_scan_reads_with_its_own_model_and_rule() -> None:
     assert face_on == {"shape": "full", "shading": True, "rule": CALIBRATED_RULE,
                        "confirm": True}
     # in-place scans were never part of the face-on rule's calibration, and it read a wrong
-    # cube there: they keep the model and rule that read their sweeps right or refused, and no
-    # reading by the light was calibrated on them
+    # cube there: they keep the model and rule that read their sweeps right or refused (real
+    # frames, calibrated beside them, could not lower it), and no reading by the light was
+    # calibrated on them
     multi_view = ScanKind.MULTI_VIEW.model_options()
     assert multi_view == {"shape": "round", "shading": False, "rule": SYNTHETIC_RULE,
                           "confirm": False}

@@ -17,10 +17,17 @@ import pytest
 
 from cubebot.robot import RigModel
 from cubebot.solver import Cube
+from cubebot.vision.errors import DoubtfulScanError
+from cubebot.vision.multiview import read_shots, shots_from_views
 from cubebot.vision.scene import CornerCamera, Pose
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from rig_frames import load_rig_frames, rig_frames_folder, squidcuber_model  # noqa: E402
+from rig_frames import RigFrame, load_rig_frames, rig_frames_folder, squidcuber_model  # noqa: E402
+
+#: of the six held-out real frames, the colour model's best reading is the cube shown in at
+#: least this many (5 are; sampled in the middle of each sticker, as before, 3). The rule in
+#: force accepts none of them: see calibration/classification.py's ScanKind.model_options
+HELD_OUT_FLOOR = 4
 
 
 def _cubebot(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -87,21 +94,46 @@ def test_a_rig_learns_its_light_from_frames_of_a_known_cube(tmp_path: Path) -> N
 
 
 @pytest.fixture(scope="module")
-def real_rig(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[object]]:
+def real_rig() -> tuple[RigModel, list[RigFrame]]:
     folder = rig_frames_folder()
     if folder is None:
         pytest.skip("set CUBEBOT_DATA to the shared data folder for the real rig frames")
-    model = tmp_path_factory.mktemp("rig") / "squidcuber.json"
-    model.write_text(json.dumps(squidcuber_model(folder)))
-    return model, list(load_rig_frames(folder))
+    return RigModel.from_dict(squidcuber_model(folder)), load_rig_frames(folder)
 
 
-def test_real_frames_are_read_right_or_refused_never_wrong(real_rig: tuple[Path, list]) -> None:
+def _read_real(model: RigModel, frames: tuple[np.ndarray, ...]) -> tuple[str | None, str | None]:
+    """Return the facelets the rig's scan accepts from real frames (None where it refuses) and
+    the colour model's best reading."""
+    assert model.cameras is not None and model.mounting is not None
+    try:
+        reading = read_shots(shots_from_views(list(frames), model.cameras.views, 3), 3,
+                             profile=False, scheme=list(model.mounting.colours))
+    except DoubtfulScanError as doubt:
+        return None, doubt.reading
+    return reading.facelets, reading.facelets
+
+
+def test_held_out_real_frames_are_never_read_wrong_and_mostly_read_right_at_best(
+        real_rig: tuple[RigModel, list[RigFrame]]) -> None:
     model, scans = real_rig
-    for scan in scans:
-        done = _cubebot("scan", "--rig", str(model), "--frames", str(scan.path), "--json",
-                        "--no-profile")
-        if done.returncode == 0:
-            assert json.loads(done.stdout)["facelets"] == scan.facelets, scan.path.name
-        else:
-            assert "cannot read the cube with confidence" in done.stderr, done.stderr
+    held_out = scans[len(scans) // 2:]  # the half no calibration of the rule saw
+    read = [_read_real(model, scan.frames) for scan in held_out]
+    for scan, (accepted, _) in zip(held_out, read):
+        assert accepted in (None, scan.facelets), f"{scan.path.name} read wrong and sure"
+    best_right = sum(best == scan.facelets for scan, (_, best) in zip(held_out, read))
+    assert best_right >= HELD_OUT_FLOOR
+
+
+def test_real_frames_from_files_read_as_the_rigs_scan(
+        real_rig: tuple[RigModel, list[RigFrame]], tmp_path: Path) -> None:
+    model, scans = real_rig
+    path = tmp_path / "squidcuber.json"
+    path.write_text(json.dumps(model.to_dict()))
+    scan = scans[0]
+    done = _cubebot("scan", "--rig", str(path), "--frames", str(scan.path), "--json",
+                    "--no-profile")
+    expected, _ = _read_real(model, scan.frames)
+    if expected is None:
+        assert done.returncode == 2 and "cannot read the cube with confidence" in done.stderr
+    else:
+        assert done.returncode == 0 and json.loads(done.stdout)["facelets"] == expected
