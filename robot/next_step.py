@@ -238,7 +238,8 @@ def _start(f: _Facts) -> Option:
         return Option(Action.START, False,
                       f"the rig is {_latched_words(f.status.state)} after {f.made} of "
                       f"{f.total} {unit}: clear it first")
-    if f.state in (JobState.STOPPED, JobState.LEFT) and f.made > 0:
+    # a job left idle part-way (its stop cleared) is only these moves' business: others start
+    if f.made > 0 and (f.state is JobState.STOPPED or f.state is JobState.LEFT and f.ours):
         instead = "resume, or clear" if f.ours else "clear it, re-scan the cube, then start"
         return Option(Action.START, False,
                       f"{f.made} of {f.total} {unit} of the rig's job are made: {instead}"

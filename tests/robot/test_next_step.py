@@ -49,6 +49,14 @@ def test_new_moves_start_after_a_finished_job_or_on_a_fresh_rig() -> None:
     assert fresh.state is JobState.NONE and "no job" in fresh.resume.why
 
 
+def test_a_cleared_job_is_resent_from_where_it_got_and_other_moves_may_start() -> None:
+    ours = NextStep.decide(status(RigState.IDLE, 4), MovesAtHand(OURS, 9))
+    assert ours.state is JobState.LEFT and allowed(ours) == {"resume"}
+    assert ours.resume_way is ResumeWay.RESEND and "twice" in ours.start.why
+    others = NextStep.decide(status(RigState.IDLE, 4), MovesAtHand("FFFF0000", 20))
+    assert allowed(others) == {"start"}
+
+
 def test_a_job_stopped_before_any_move_may_be_started_over() -> None:
     step = NextStep.decide(status(RigState.STOPPED, 0), MovesAtHand(OURS, 9))
     assert allowed(step) == {"resume", "start", "clear"}

@@ -74,7 +74,7 @@ def test_a_rebooted_rig_drops_the_unfinished_run() -> None:
         driver.connect(sim.port)
         assert driver.state == "idle"
         assert "re-scan" in driver.message
-        with pytest.raises(ValueError, match="nothing to resume"):
+        with pytest.raises(ValueError, match="no moves at hand to resume"):
             driver.resume()
     driver.close()
 
