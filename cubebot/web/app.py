@@ -20,7 +20,10 @@ traceback page):
   ``{"text": "..."}`` a facelet string or a scramble typed or pasted;
 - ``POST /api/solve``; ``POST /api/rig/connect`` ``{"url": "..."}``; ``POST /api/rig/run``,
   ``/stop``, ``/estop``, ``/resume``, ``/clear`` (each as the rig's next step allows: the state's
-  ``rig.next``); ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
+  ``rig.next``); ``POST /api/camera/frame?faces=URF`` a frame of a rig camera (the body, as
+  above), ``/api/camera/click`` ``{"x": .., "y": ..}`` its next face corner, ``/api/camera/undo``,
+  ``/api/camera/save`` ``{"name": "upper"}`` (see :mod:`cubebot.web.camera_setup`);
+  ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
 
 Every POST must carry ``X-Cubebot-Page: 1`` (so no other web site can post through the user's
 browser) and, without a token, be addressed to 127.0.0.1 or localhost. With a ``token``, every
@@ -51,6 +54,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from cubebot.robot import RobotError
 from cubebot.vision import VisionError
+from cubebot.web.camera_setup import CameraSetup
 from cubebot.web.rig import RigDriver
 from cubebot.web.session import (
     MAX_IMAGE_BYTES,
@@ -87,17 +91,32 @@ class Dashboard:
     token: Optional[str] = None
     profile_path: Optional[Path] = None
     demo: bool = False
+    #: the rig model a camera set up on the page is saved in (None: the connected rig's model,
+    #: as a file of that name in the user's config directory)
+    rig_model_path: Optional[Path] = None
     _listeners: set[asyncio.Queue[str]] = field(default_factory=set)
     _loop: Optional[asyncio.AbstractEventLoop] = None
     rig: RigDriver = field(init=False)
+    camera: CameraSetup = field(init=False)
 
     def __post_init__(self) -> None:
         self.rig = RigDriver(self._rig_changed)
+        self.camera = CameraSetup(self.session.size)
         self._faces = face_drawing()
+
+    def save_camera(self, name: str) -> str:
+        """Return the rig model file the camera set up on the page was saved in: the model
+        at :attr:`rig_model_path` (made from the connected rig's model the first time)."""
+        from cubebot.calibration.profile import config_dir
+
+        target = self.rig_model_path or config_dir() / "rigs" / f"{self.rig.model.name}.json"
+        base = str(target) if target.is_file() else self.rig.model.name
+        return self.camera.save(base, name, target)
 
     def state(self) -> dict[str, Any]:
         """Return everything the page shows, as a JSON-ready dict."""
         return {"scan": self.session.as_dict(), "rig": self._with_next(self.rig.snapshot()),
+                "camera": self.camera.as_dict(),
                 "faces": self._faces, "rig_port": self.rig_port, "demo": self.demo,
                 "token_required": self.token is not None}
 
@@ -306,6 +325,25 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         if cube is not None:  # the rig's cube after the moves it made: solve it from there
             dashboard.session.enter(cube)
 
+    async def camera_frame(request: Request) -> None:
+        frame = await read_picture(request)
+        if frame is None:
+            raise ImageError("send a frame of the rig's camera (PNG or JPEG) as the body")
+        faces = request.query_params.get("faces", "URF")
+        await run_in_threadpool(dashboard.camera.take_frame, frame, faces)
+
+    async def camera_click(request: Request) -> None:
+        body = await _json_body(request)
+        dashboard.camera.click(body.get("x"), body.get("y"))
+
+    async def camera_undo(request: Request) -> None:
+        dashboard.camera.undo()
+
+    async def camera_save(request: Request) -> dict[str, Any]:
+        name = str((await _json_body(request)).get("name") or "")
+        path = await run_in_threadpool(dashboard.save_camera, name)
+        return {**dashboard.state(), "saved": path}
+
     async def save_profile(request: Request) -> dict[str, Any]:
         path = await run_in_threadpool(dashboard.session.save_profile, dashboard.profile_path)
         return {"saved": str(path)}
@@ -330,6 +368,8 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         "/api/rig/connect": connect, "/api/rig/run": run, "/api/rig/stop": stop,
         "/api/rig/estop": estop, "/api/rig/resume": resume,
         "/api/calibrate/profile": save_profile,
+        "/api/camera/frame": camera_frame, "/api/camera/click": camera_click,
+        "/api/camera/undo": camera_undo, "/api/camera/save": camera_save,
     }
     routes: list[BaseRoute] = [Route("/", page), Route("/api/state", state),
                                Route("/api/events", events), Route("/api/calibrate/lab", lab)]

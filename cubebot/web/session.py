@@ -21,8 +21,8 @@ import numpy as np
 from cubebot.solver import Cube, check_size
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ImageError", "ScanSession", "decode_image", "face_drawing", "MAX_IMAGE_BYTES",
-           "MAX_IMAGE_SIDE"]
+__all__ = ["ImageError", "ScanSession", "decode_image", "face_drawing", "jpeg_data_url",
+           "MAX_IMAGE_BYTES", "MAX_IMAGE_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def decode_image(data: bytes) -> np.ndarray:
     return frame
 
 
-def _jpeg_data_url(frame: np.ndarray, width: int = 480) -> str:
+def jpeg_data_url(frame: np.ndarray, width: int = 480) -> str:
     """Return a ``data:`` URL of ``frame`` shrunk to ``width`` pixels, as JPEG.
 
     JPEG rather than PNG: a photo-like picture is a quarter of the size, which a phone on
@@ -195,7 +195,7 @@ class ScanSession:
         try:
             view = scan_face(frame, face, self.size)
         except GridNotFoundError as err:
-            return {"face": face, "grid": False, "why": str(err), "image": _jpeg_data_url(frame)}
+            return {"face": face, "grid": False, "why": str(err), "image": jpeg_data_url(frame)}
         return {"face": face, "grid": True, "why": "", "image": self._overlay(view)}
 
     def capture_corner(self, frame: np.ndarray) -> list[str]:
@@ -232,7 +232,7 @@ class ScanSession:
         from cubebot.vision.overlay import draw_corner_view
 
         quads = {face: grid.corners for face, grid in shot.grids.items()}
-        return _jpeg_data_url(draw_corner_view(shot.frame, quads, self.size))
+        return jpeg_data_url(draw_corner_view(shot.frame, quads, self.size))
 
     def _read_corners(self) -> None:
         from cubebot.vision import VisionError
@@ -286,7 +286,7 @@ class ScanSession:
         image = draw_overlay(view.frame, view.grid, None, doubtful=doubtful,
                              fills=view.rgb[:, ::-1], caption=f"face {view.face}",
                              legend=bool(doubtful))
-        return _jpeg_data_url(image)
+        return jpeg_data_url(image)
 
     def _classify(self) -> None:
         from cubebot.vision import FaceScan, ScanError, classify_scan, face_overlays
@@ -314,7 +314,7 @@ class ScanSession:
         doubtful = [i for i, c in enumerate(self.confidence) if c < DOUBT_BELOW]
         pictures = face_overlays(scan, facelets=result.facelets, doubtful=doubtful,
                                  confidence=self.confidence)
-        self.overlays = {face: _jpeg_data_url(image) for face, image in pictures.items()}
+        self.overlays = {face: jpeg_data_url(image) for face, image in pictures.items()}
 
     # -- the net ----------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // keeps no cube of its own: faces, colours, net layout, scan, solution and rig all come with
 // the state.
 import { request } from "./api.js";
+import { drawCamera, framePoint } from "./camera.js";
 import { Cube3D, Player } from "./cube3d.js";
 import { drawLabPlot } from "./labplot.js";
 import { LiveView } from "./live.js";
@@ -92,6 +93,7 @@ class Dashboard {
     this.renderNet();
     this.renderSolution();
     this.renderRig();
+    this.renderCamera();
     this.followRig();
     document.body.dataset.ready = "true";  // the server's state is shown
   }
@@ -288,6 +290,16 @@ class Dashboard {
       : none;
   }
 
+  renderCamera() {
+    const camera = this.state.camera;
+    drawCamera({ view: $("camera-view"), image: $("camera-image"), marks: $("camera-marks") }, camera);
+    $("camera-message").textContent = camera.message;
+    const none = "send a frame of the rig's camera first";
+    setButton("camera-undo", camera.clicks.length > 0, camera.image ? "no corner to take back" : none);
+    setButton("camera-save", camera.complete, camera.image
+      ? `${camera.clicks.length} of the twelve corners are in: ${camera.next}` : none);
+  }
+
   makePlayer(size, order) {
     const player = new Player(new Cube3D($("cube3d"), size, order), {
       play: $("play"), step: $("step"), back: $("back"), scrub: $("scrub"), label: $("step-label"),
@@ -343,6 +355,22 @@ class Dashboard {
       if (answer) this.notice(`colour profile saved to ${answer.saved}`);
     });
     click("plot", () => this.plotColours());
+    $("camera-frame").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      e.target.value = "";
+      if (!file) return;
+      const faces = encodeURIComponent($("camera-faces").value);
+      await this.act(`/api/camera/frame?faces=${faces}`, { body: file, contentType: file.type || "image/png" });
+    });
+    $("camera-marks").addEventListener("click", (e) => {
+      if (!this.state || this.state.camera.complete) return;
+      this.act("/api/camera/click", { body: framePoint($("camera-marks"), this.state.camera, e) });
+    });
+    click("camera-undo", () => this.act("/api/camera/undo"));
+    click("camera-save", async () => {
+      const answer = await this.act("/api/camera/save", { body: { name: $("camera-name").value } });
+      if (answer) this.notice(`camera saved in ${answer.saved}`);
+    });
     $("upload").addEventListener("change", async (e) => {
       const file = e.target.files[0];
       e.target.value = "";
