@@ -243,7 +243,8 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
     else:
         width, height = _resolution(args.resolution)
     name = args.name or faces
-    _, output = save_camera_view(args.rig, name, (width, height), {f: quads[f] for f in faces},
+    corners = {f: np.asarray(quads[f], dtype=float).tolist() for f in faces}
+    _, output = save_camera_view(args.rig, name, (width, height), corners,
                                  hidden=args.hidden, source=args.source, output=args.output)
     for f in faces:
         print(f"face {f}: corners " + " ".join(f"{x:.0f},{y:.0f}" for x, y in quads[f]))

@@ -347,17 +347,18 @@ class RigDriver:
             self._count(self._status)
             if self._status.state.latched:
                 rig.clear()
-            moves = parse_moves(" ".join(self._moves))
+            run_moves = parse_moves(" ".join(self._moves))
             if self._plan is not None:
-                self._resume_actions(rig, step, moves)
+                self._resume_actions(rig, step, run_moves)
                 return
             if step.resume_way is ResumeWay.CONTINUE:
-                self._launch(lambda: rig.resume(self._sent, progress=self._progressed),
+                sent = self._sent
+                self._launch(lambda: rig.resume(sent, progress=self._progressed),
                              f"resuming at move {self.moves_done + 1}")
                 return
             # the job ended part-way: the moves not made, as a new one
             self._done_before, self._job_done = self.moves_done, 0
-            rest = moves[self.moves_done:]
+            rest = run_moves[self.moves_done:]
             self._sent = rest
             self._job = job_id(rig.plan(rest).moves)
             self._launch(lambda: rig.stream(rest, progress=self._progressed),
