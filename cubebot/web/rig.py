@@ -5,11 +5,17 @@ The one module that calls :class:`cubebot.robot.Rig` for the page, and it drives
 background thread, whose progress callback (:class:`~cubebot.robot.StreamProgress`: the
 rig's own counts and state) moves the progress bar and the 3D cube. **Stop** is
 :meth:`Rig.stop` (after the turn in progress; the stream ends with ``RigStoppedError``);
-**Emergency stop** writes the rig's stop byte at once, from the request's thread. **Resume**
-asks the rig for its job (:meth:`Rig.job`): a stopped job of these moves is finished with
-:meth:`Rig.resume`, as ``cubebot stream --resume`` does; after an emergency stop (which ends
-the job) the stop is cleared and the moves the rig did not make are sent as a new job (the
-turn it cut short is made again).
+**Emergency stop** writes the rig's stop byte at once, from the request's thread.
+
+What may be done next -- **Run** (start), **Resume**, **Clear** -- is not decided here: the
+rig's job, as it last reported it (:meth:`Rig.job`, asked whenever no stream holds the
+conversation), and the run's moves go to :meth:`NextStep.decide
+<cubebot.robot.next_step.NextStep.decide>`, whose answer the page shows (each option with its
+reason) and every action obeys. Resume is then the rig's stopped job finished with
+:meth:`Rig.resume`, as ``cubebot stream --resume`` does, or, after an emergency stop (which
+ends the job) or a cut stream, the stop cleared and the moves the rig did not make sent as a
+new job (the turn it cut short is made again). Clear drops the job and the run; the page then
+holds the rig's cube after the moves made.
 
 A rig that turns the cube over (an action rig: a flipper, grippers) gets the run's moves as
 actions planned from where it stands, as ``cubebot stream`` plans them
