@@ -33,7 +33,8 @@ from cubebot.solver.geometry import centre_facelets, check_size, corner_facelets
 from cubebot.solver.geometry import sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["FaceQuad", "CameraView", "RigCameras", "Mounting", "sticker_index"]
+__all__ = ["FaceQuad", "CameraView", "RigCameras", "Mounting", "sticker_index",
+           "save_camera_view"]
 
 #: Far beyond any camera's frame: a corner this far out is a damaged file, not a position.
 _MAX_COORDINATE = 100_000.0
@@ -326,3 +327,58 @@ def _view(entry: object, where: str) -> CameraView:
         return CameraView(name, (width, height), quads, hidden, str(entry.get("source", "")))
     except RigModelError as err:
         raise RigModelError(f"{where}: {err}") from err
+
+
+def save_camera_view(rig: str, name: str, resolution: tuple[int, int],
+                     quads: Mapping[str, Sequence[Sequence[float]]], *,
+                     hidden: Sequence[str] | None = None, source: str | None = None,
+                     output: str | None = None,
+                     mounting: "Mounting | None" = None) -> tuple[CameraView, str]:
+    """Return the camera view made of ``quads`` (face letter -> four corners, net order, in the
+    order the camera sees the faces) and the file of the rig model it was saved in.
+
+    The view replaces the model's camera of the same ``name`` (keeping its hidden stickers and
+    source unless given) or joins its cameras. ``rig`` is a built-in model's name or a JSON
+    file; the model is written to ``output``, by default back to ``rig``'s file. ``mounting``
+    (how the rig holds the cube) replaces the model's.
+
+    Raises:
+        RigModelError: the model cannot be loaded, ``rig`` is built in and no ``output`` is
+            given, the corners do not make a view (the reason, naming the face), or the
+            cameras hide a centre and the model has no mounting.
+    """
+    import json
+    from pathlib import Path
+
+    from cubebot.robot.model import RigModel
+    from cubebot.solver.files import write_text_atomic
+
+    model = RigModel.load(rig)
+    old = {v.name: v for v in model.cameras.views} if model.cameras is not None else {}
+    kept = old.get(name)
+    new = CameraView(name, (int(resolution[0]), int(resolution[1])),
+                     tuple(FaceQuad(face, _four(corners)) for face, corners in quads.items()),
+                     tuple(hidden) if hidden is not None else (kept.hidden if kept else ()),
+                     source if source is not None else (kept.source if kept else ""))
+    views = [new if v.name == name else v for v in old.values()]
+    if kept is None:
+        views.append(new)
+    target = Path(output) if output else (Path(rig) if Path(rig).is_file() else None)
+    if target is None:
+        raise RigModelError(f"rig model {rig!r} is built in: give --output MODEL.json to save "
+                            "your rig's model with this camera")
+    data = model.to_dict()
+    data["cameras"] = RigCameras(tuple(views)).to_dict()
+    if mounting is not None:
+        data["mounting"] = mounting.to_dict()
+    RigModel.from_dict(data, str(target))  # refuses hidden centres with no mounting
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, json.dumps(data, indent=2) + "\n")
+    return new, str(target)
+
+
+def _four(corners: Sequence[Sequence[float]]) -> tuple[Point, Point, Point, Point]:
+    points = [(float(p[0]), float(p[1])) for p in corners]
+    if len(points) != 4:
+        raise RigModelError(f"a face takes four corners, got {len(points)}")
+    return points[0], points[1], points[2], points[3]

@@ -34,6 +34,7 @@ from cubebot.robot.errors import (
 )
 from cubebot.robot.job_status import JobStatus, action_job_id, job_id
 from cubebot.robot.link import RigInfo
+from cubebot.robot.next_step import MovesAtHand, NextStep, ResumeWay
 from cubebot.robot.plan import Plan, plan
 from cubebot.robot.protocol import SEQ_MODULUS, seq_after
 from cubebot.robot.sender import (
@@ -297,16 +298,15 @@ class Rig(RigConnection):
         wanted = job_id(the_plan.moves)
         with self._talk:
             status = self.job()
-            if status.state is not RigState.STOPPED or status.job != wanted:
-                held = (f"job {status.job} ({status.done} of {status.total} moves)"
-                        if status.job else "no job")
-                why = ("; it reset when this program opened its port (the board's DTR "
-                       "auto-reset: see the firmware README's wiring)"
-                       if self.info is not None and self.info.reset_on_open else "")
-                raise NoJobError(
-                    f"the rig holds {held} in state {status.state}, not a stopped job of "
-                    f"these moves (job {wanted}){why}; nothing was sent. Stream the moves "
-                    "without --resume after re-scanning the cube")
+            step = NextStep.decide(status, MovesAtHand(wanted, len(the_plan.moves)))
+            if step.resume_way is not ResumeWay.CONTINUE:
+                why = step.resume.why if not step.resume.allowed else (
+                    f"the rig's job is {step.summary()}: it holds no stopped job to go on with")
+                reset = ("; it reset when this program opened its port (the board's DTR "
+                         "auto-reset: see the firmware README's wiring)"
+                         if self.info is not None and self.info.reset_on_open else "")
+                raise NoJobError(f"{why}{reset}; nothing was sent. Stream the moves without "
+                                 "--resume after re-scanning the cube")
             counts = [len(slot.moves) for slot in the_plan]
             first, done = 0, 0
             while first < len(counts) and done < status.done:

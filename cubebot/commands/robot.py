@@ -38,7 +38,9 @@ from cubebot.robot import (
     SimulatedRig,
     StreamProgress,
     builtin_models,
+    job_id,
 )
+from cubebot.robot.next_step import JobState, MovesAtHand, NextStep, ResumeWay
 from cubebot.robot.ports import ask_holder, send_estop_now
 from cubebot.solver import format_moves, parse_moves
 from cubebot.solver.notation import Move
@@ -127,6 +129,23 @@ def _stream(args: argparse.Namespace) -> int:
         slots = len(actions) if actions is not None else len(rig.plan(moves))
         what = "actions" if actions is not None else "moves"
         total = len(actions) if actions is not None else len(moves)
+        resend: Optional[tuple[Move, ...]] = None
+        if args.resume:
+            step = _resume_step(rig, moves, actions)
+            if step.ours and step.state is JobState.FINISHED:
+                # asked twice, or after the first resume ended: nothing is left to do
+                facelets = _rig_cube(rig)
+                if args.json:
+                    print(json.dumps({"sent": 0, "total": step.total, "next": step.as_dict(),
+                                      "rig_facelets": facelets}))
+                else:
+                    print(f"all {step.total} {what} already made; nothing was sent")
+                    if facelets is not None:
+                        print(f"rig cube: {facelets}")
+                return 0
+            resend = _moves_to_resend(step, rig, moves, args.port, actions is not None)
+            if resend is not None:
+                moves, text, total = resend, format_moves(resend), len(resend)
         try:
             with interrupts_stop_rig(rig) as interrupts, \
                     Progress(f"streaming {total} {what}", max(total, 1)) as bar:
@@ -135,7 +154,7 @@ def _stream(args: argparse.Namespace) -> int:
                 if actions is not None:
                     report = rig.resume_actions(actions, progress=progress) if args.resume \
                         else rig.stream_actions(actions, progress=progress, seconds=seconds)
-                elif args.resume:
+                elif args.resume and resend is None:
                     report = rig.resume(moves, progress=progress)
                 else:
                     report = rig.stream(moves, progress=progress)
@@ -161,7 +180,9 @@ def _stream(args: argparse.Namespace) -> int:
                           "planned_seconds": round(report.planned_seconds, 3)}))
     else:
         done = (f"resumed the stopped job: sent the last {report.sent} of {total} {what}"
-                if args.resume else f"sent {len(moves)} moves ({text}) in {slots} "
+                if args.resume and resend is None else
+                f"sent the {len(moves)} moves not made ({text}) as a new job"
+                if resend is not None else f"sent {len(moves)} moves ({text}) in {slots} "
                 f"{'actions' if actions is not None else 'slots'}")
         plan_time = (f" (planned rig time {report.planned_seconds:.2f} s)"
                      if report.planned_seconds > 0 else "")  # a resumed action job: not known
@@ -170,6 +191,46 @@ def _stream(args: argparse.Namespace) -> int:
         if facelets is not None:
             print(f"rig cube: {facelets}")
     return 0
+
+
+def _resume_step(rig: Rig, moves: tuple[Move, ...],
+                 actions: Optional[list[str]]) -> NextStep:
+    """Return what may be done with the rig's job, for a host holding ``moves`` (or an action
+    rig's recorded ``actions``)."""
+    from cubebot.robot.job_status import action_job_id
+
+    if actions is not None:
+        hand = MovesAtHand(action_job_id(actions), len(actions))
+        return NextStep.decide(rig.job(), hand, unit="actions")
+    return NextStep.decide(rig.job(), MovesAtHand(job_id(rig.plan(moves).moves), len(moves)))
+
+
+def _moves_to_resend(step: NextStep, rig: Rig, moves: tuple[Move, ...], port: str,
+                     action_rig: bool) -> Optional[tuple[Move, ...]]:
+    """Return the moves to send as a new job when the rig's job of ``moves`` ended part-way
+    with nothing latched (None: the rig holds the job stopped, and resumes it).
+
+    Raises:
+        NoJobError: ``step`` allows no resume (its reason, and nothing was sent), or the job
+            was ended by a latched stop that must be cleared by hand first.
+    """
+    if not step.resume.allowed:
+        raise NoJobError(f"{step.resume.why}; nothing was sent. Stream the moves without "
+                         "--resume after re-scanning the cube")
+    if step.resume_way is not ResumeWay.RESEND:
+        return None
+    if step.state is JobState.HALTED:
+        straighten = ("straighten the half-turned layer by hand, then "
+                      if step.out_of_line else "")
+        raise NoJobError(f"the rig is {step.summary()}: {straighten}clear it with `cubebot stop "
+                         f"--port {shlex.quote(port)} --clear` and run this again to send the "
+                         f"{step.remaining} {step.unit} not made; nothing was sent")
+    if action_rig:
+        raise NoJobError(f"the rig's job was {step.summary()}: an action rig's remaining moves "
+                         "are planned again from how it stands, so stream the moves not made "
+                         "without --resume")
+    planned = rig.plan(moves).moves
+    return tuple(planned[step.made:])
 
 
 def _job_file(job: str) -> Path:

@@ -339,7 +339,7 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
     """Find (or take) the quads of the three faces a rig camera sees from a corner and save
     them as a view of the rig model."""
     from cubebot.robot import RigModel
-    from cubebot.robot.camera_views import CameraView, FaceQuad, RigCameras
+    from cubebot.robot.camera_views import save_camera_view
     from cubebot.vision.corner_labels import label_corner_view
     from cubebot.vision.corner_view import find_corner_faces
 
@@ -364,29 +364,13 @@ def _calibrate_corner_camera(args: argparse.Namespace) -> int:
         height, width = frame.shape[:2]
     else:
         width, height = _resolution(args.resolution)
-    model = RigModel.load(args.rig)
     name = args.name or faces
-    old = {v.name: v for v in model.cameras.views} if model.cameras is not None else {}
-    hidden = tuple(args.hidden) if args.hidden is not None else \
-        (old[name].hidden if name in old else ())
-    source = args.source or (old[name].source if name in old else "")
-    new = CameraView(name, (width, height),
-                     tuple(FaceQuad(f, _four_corners(quads[f])) for f in faces), hidden, source)
-    views = [new if v.name == name else v for v in old.values()]
-    if name not in old:
-        views.append(new)
-    data = model.to_dict()
-    output = Path(args.output) if args.output else (
-        Path(args.rig) if Path(args.rig).is_file() else None)
-    if output is None:
-        raise UsageError(f"rig model {args.rig!r} is built in: give --output MODEL.json to save "
-                         "your rig's model with this camera")
-    data["cameras"] = RigCameras(tuple(views)).to_dict()
-    if args.mounting:
-        data["mounting"] = _mounting(args.mounting).to_dict()
-    saved = RigModel.from_dict(data, str(output))  # refuses hidden centres with no mounting
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(data, indent=2) + "\n")
+    corners = {f: np.asarray(quads[f], dtype=float).tolist() for f in faces}
+    mounting = _mounting(args.mounting) if args.mounting else None
+    _, output = save_camera_view(args.rig, name, (width, height), corners,
+                                 hidden=args.hidden, source=args.source, output=args.output,
+                                 mounting=mounting)
+    saved = RigModel.load(output)
     for f in faces:
         print(f"face {f}: corners " + " ".join(f"{x:.0f},{y:.0f}" for x, y in quads[f]))
     if saved.mounting is not None:
@@ -433,15 +417,6 @@ def _resolution(text: str) -> tuple[int, int]:
     except ValueError as err:
         raise UsageError(f"--resolution {text!r}: give WIDTHxHEIGHT, e.g. 640x480") from err
     return width, height
-
-
-_Corner = tuple[float, float]
-
-
-def _four_corners(points: np.ndarray) -> tuple[_Corner, _Corner, _Corner, _Corner]:
-    """Return a face's four corners (4, 2) as pixel pairs, the form a FaceQuad holds."""
-    a, b, c, d = ((float(x), float(y)) for x, y in points)
-    return a, b, c, d
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],

@@ -15,9 +15,15 @@ traceback page):
   ``POST /api/scan/preview`` the same picture with the grid and colours drawn, not kept
   (the live view while a face is lined up); ``POST /api/scan/retake`` ``{"face": "U"}``;
   ``POST /api/scan/reset``;
-- ``POST /api/net`` ``{"facelets": "..."}`` the net as edited on the page;
+- ``POST /api/net`` ``{"facelets": "..."}`` the net as edited on the page (``.``: a sticker not
+  painted yet); ``POST /api/net/blank`` a net to paint; ``POST /api/net/enter``
+  ``{"text": "..."}`` a facelet string or a scramble typed or pasted;
 - ``POST /api/solve``; ``POST /api/rig/connect`` ``{"url": "..."}``; ``POST /api/rig/run``,
-  ``/stop``, ``/estop``, ``/resume``; ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
+  ``/stop``, ``/estop``, ``/resume``, ``/clear`` (each as the rig's next step allows: the state's
+  ``rig.next``); ``POST /api/camera/frame?faces=URF`` a frame of a rig camera (the body, as
+  above), ``/api/camera/click`` ``{"x": .., "y": ..}`` its next face corner, ``/api/camera/undo``,
+  ``/api/camera/save`` ``{"name": "upper"}`` (see :mod:`cubebot.web.camera_setup`);
+  ``POST /api/calibrate/profile``; ``GET /api/calibrate/lab``.
 
 Every POST must carry ``X-Cubebot-Page: 1`` (so no other web site can post through the user's
 browser) and, without a token, be addressed to 127.0.0.1 or localhost. With a ``token``, every
@@ -48,6 +54,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from cubebot.robot import RobotError
 from cubebot.vision import VisionError
+from cubebot.web.camera_setup import CameraSetup
 from cubebot.web.rig import RigDriver
 from cubebot.web.session import (
     MAX_IMAGE_BYTES,
@@ -84,23 +91,50 @@ class Dashboard:
     token: Optional[str] = None
     profile_path: Optional[Path] = None
     demo: bool = False
+    #: the rig model a camera set up on the page is saved in (None: the connected rig's model,
+    #: as a file of that name in the user's config directory)
+    rig_model_path: Optional[Path] = None
     _listeners: set[asyncio.Queue[str]] = field(default_factory=set)
     _loop: Optional[asyncio.AbstractEventLoop] = None
     rig: RigDriver = field(init=False)
+    camera: CameraSetup = field(init=False)
 
     def __post_init__(self) -> None:
         self.rig = RigDriver(self._rig_changed)
+        self.camera = CameraSetup(self.session.size)
         self._faces = face_drawing()
+
+    def save_camera(self, name: str) -> str:
+        """Return the rig model file the camera set up on the page was saved in: the model
+        at :attr:`rig_model_path` (made from the connected rig's model the first time)."""
+        from cubebot.calibration.profile import config_dir
+
+        target = self.rig_model_path or config_dir() / "rigs" / f"{self.rig.model.name}.json"
+        base = str(target) if target.is_file() else self.rig.model.name
+        return self.camera.save(base, name, target)
 
     def state(self) -> dict[str, Any]:
         """Return everything the page shows, as a JSON-ready dict."""
-        return {"scan": self.session.as_dict(), "rig": self.rig.snapshot(),
+        return {"scan": self.session.as_dict(), "rig": self._with_next(self.rig.snapshot()),
+                "camera": self.camera.as_dict(),
                 "faces": self._faces, "rig_port": self.rig_port, "demo": self.demo,
                 "token_required": self.token is not None}
 
+    def solution_moves(self) -> Optional[list[str]]:
+        """Return the moves of the solution the page shows (None: no solution)."""
+        solution = self.session.solution
+        return None if solution is None else list(solution.moves)
+
+    def _with_next(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """Return the rig's snapshot with what may be done next with it (``next``: the
+        :class:`~cubebot.robot.next_step.NextStep` for the page's solution, None without a
+        rig), which the page's buttons show and the actions obey."""
+        step = self.rig.next_step(self.solution_moves())
+        return {**snapshot, "next": None if step is None else step.as_dict()}
+
     def _rig_changed(self, snapshot: dict[str, Any]) -> None:
         # a run changes only the rig: its events leave out the scan and its pictures
-        self.push({"rig": snapshot})
+        self.push({"rig": self._with_next(snapshot)})
 
     def serve_events(self, loop: asyncio.AbstractEventLoop) -> None:
         """Push from now on through ``loop``, the server's event loop (its start-up calls this)."""
@@ -258,6 +292,12 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
     async def set_net(request: Request) -> None:
         dashboard.session.set_net((await _json_body(request)).get("facelets"))
 
+    async def blank_net(request: Request) -> None:
+        dashboard.session.blank()
+
+    async def enter_net(request: Request) -> None:
+        dashboard.session.enter((await _json_body(request)).get("text"))
+
     async def solve(request: Request) -> None:
         await run_in_threadpool(dashboard.session.solve, dashboard.rig.model)
 
@@ -278,7 +318,31 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
         await run_in_threadpool(dashboard.rig.estop)
 
     async def resume(request: Request) -> None:
-        await run_in_threadpool(dashboard.rig.resume)
+        await run_in_threadpool(dashboard.rig.resume, dashboard.solution_moves())
+
+    async def clear(request: Request) -> None:
+        cube = await run_in_threadpool(dashboard.rig.clear, dashboard.solution_moves())
+        if cube is not None:  # the rig's cube after the moves it made: solve it from there
+            dashboard.session.enter(cube)
+
+    async def camera_frame(request: Request) -> None:
+        frame = await read_picture(request)
+        if frame is None:
+            raise ImageError("send a frame of the rig's camera (PNG or JPEG) as the body")
+        faces = request.query_params.get("faces", "URF")
+        await run_in_threadpool(dashboard.camera.take_frame, frame, faces)
+
+    async def camera_click(request: Request) -> None:
+        body = await _json_body(request)
+        dashboard.camera.click(body.get("x"), body.get("y"))
+
+    async def camera_undo(request: Request) -> None:
+        dashboard.camera.undo()
+
+    async def camera_save(request: Request) -> dict[str, Any]:
+        name = str((await _json_body(request)).get("name") or "")
+        path = await run_in_threadpool(dashboard.save_camera, name)
+        return {**dashboard.state(), "saved": path}
 
     async def save_profile(request: Request) -> dict[str, Any]:
         path = await run_in_threadpool(dashboard.session.save_profile, dashboard.profile_path)
@@ -299,10 +363,13 @@ def create_app(dashboard: Dashboard) -> "_SecurityHeaders":
     actions = {
         "/api/scan": scan_all, "/api/scan/face": scan_face, "/api/scan/retake": retake,
         "/api/scan/reset": reset, "/api/scan/corner": scan_corner, "/api/net": set_net,
+        "/api/net/blank": blank_net, "/api/net/enter": enter_net, "/api/rig/clear": clear,
         "/api/solve": solve,
         "/api/rig/connect": connect, "/api/rig/run": run, "/api/rig/stop": stop,
         "/api/rig/estop": estop, "/api/rig/resume": resume,
         "/api/calibrate/profile": save_profile,
+        "/api/camera/frame": camera_frame, "/api/camera/click": camera_click,
+        "/api/camera/undo": camera_undo, "/api/camera/save": camera_save,
     }
     routes: list[BaseRoute] = [Route("/", page), Route("/api/state", state),
                                Route("/api/events", events), Route("/api/calibrate/lab", lab)]

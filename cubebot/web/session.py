@@ -21,8 +21,8 @@ import numpy as np
 from cubebot.solver import Cube, check_size
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["ImageError", "ScanSession", "decode_image", "face_drawing", "MAX_IMAGE_BYTES",
-           "MAX_IMAGE_SIDE"]
+__all__ = ["ImageError", "ScanSession", "decode_image", "face_drawing", "jpeg_data_url",
+           "MAX_IMAGE_BYTES", "MAX_IMAGE_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,8 @@ MAX_IMAGE_BYTES = 12 * 1024 * 1024
 MAX_IMAGE_SIDE = 8192
 #: Stickers the classifier is less sure of than this are marked doubtful (as the pipeline does).
 DOUBT_BELOW = 0.5
+#: A sticker of the net not painted yet.
+BLANK = "."
 
 _MAGIC = {b"\x89PNG\r\n\x1a\n": "PNG", b"\xff\xd8\xff": "JPEG"}
 
@@ -66,7 +68,7 @@ def decode_image(data: bytes) -> np.ndarray:
     return frame
 
 
-def _jpeg_data_url(frame: np.ndarray, width: int = 480) -> str:
+def jpeg_data_url(frame: np.ndarray, width: int = 480) -> str:
     """Return a ``data:`` URL of ``frame`` shrunk to ``width`` pixels, as JPEG.
 
     JPEG rather than PNG: a photo-like picture is a quarter of the size, which a phone on
@@ -97,6 +99,7 @@ def face_drawing() -> dict[str, Any]:
             "colours": {face: "#{:02x}{:02x}{:02x}".format(*rgb)
                         for face, rgb in zip(FACE_LETTERS, scheme.rgb)},
             "names": dict(zip(FACE_LETTERS, scheme.colours)),
+            "blank": {"letter": BLANK, "colour": "#c8c8c8"},
             "net": {face: list(cell) for face, cell in NET_CELLS.items()}}
 
 
@@ -192,7 +195,7 @@ class ScanSession:
         try:
             view = scan_face(frame, face, self.size)
         except GridNotFoundError as err:
-            return {"face": face, "grid": False, "why": str(err), "image": _jpeg_data_url(frame)}
+            return {"face": face, "grid": False, "why": str(err), "image": jpeg_data_url(frame)}
         return {"face": face, "grid": True, "why": "", "image": self._overlay(view)}
 
     def capture_corner(self, frame: np.ndarray) -> list[str]:
@@ -229,7 +232,7 @@ class ScanSession:
         from cubebot.vision.overlay import draw_corner_view
 
         quads = {face: grid.corners for face, grid in shot.grids.items()}
-        return _jpeg_data_url(draw_corner_view(shot.frame, quads, self.size))
+        return jpeg_data_url(draw_corner_view(shot.frame, quads, self.size))
 
     def _read_corners(self) -> None:
         from cubebot.vision import VisionError
@@ -245,8 +248,11 @@ class ScanSession:
         self.confidence = [float(c) for c in reading.confidence]
 
     def scan_all(self) -> None:
-        """Scan every face not yet scanned from the server's camera (see :meth:`capture`)."""
+        """Scan every face not yet scanned from the server's camera (see :meth:`capture`); with
+        all six scanned, or a net entered by hand, the next cube from the first face."""
         with self._lock:
+            if self.next_face is None or (self.facelets is not None and not self.views):
+                self.reset()
             while self.next_face is not None:
                 self.capture()
 
@@ -280,7 +286,7 @@ class ScanSession:
         image = draw_overlay(view.frame, view.grid, None, doubtful=doubtful,
                              fills=view.rgb[:, ::-1], caption=f"face {view.face}",
                              legend=bool(doubtful))
-        return _jpeg_data_url(image)
+        return jpeg_data_url(image)
 
     def _classify(self) -> None:
         from cubebot.vision import FaceScan, ScanError, classify_scan, face_overlays
@@ -308,27 +314,71 @@ class ScanSession:
         doubtful = [i for i, c in enumerate(self.confidence) if c < DOUBT_BELOW]
         pictures = face_overlays(scan, facelets=result.facelets, doubtful=doubtful,
                                  confidence=self.confidence)
-        self.overlays = {face: _jpeg_data_url(image) for face, image in pictures.items()}
+        self.overlays = {face: jpeg_data_url(image) for face, image in pictures.items()}
 
     # -- the net ----------------------------------------------------------------------------
 
     def set_net(self, facelets: object) -> None:
-        """Take ``facelets`` (edited on the page) as the cube, valid or not.
+        """Take ``facelets`` (edited on the page) as the cube, valid or not; a sticker not
+        painted yet is :data:`BLANK`.
 
         Raises:
-            ValueError: not a string of face letters of this cube's length.
+            ValueError: not a string of face letters (or blanks) of this cube's length.
         """
+        letters = set(FACE_LETTERS) | {BLANK}
         if not isinstance(facelets, str) or len(facelets) != 6 * self.size ** 2 or (
-                set(facelets) - set(FACE_LETTERS)):
-            raise ValueError(f"the net must be {6 * self.size ** 2} letters from U R F D L B")
+                set(facelets) - letters):
+            raise ValueError(f"the net must be {6 * self.size ** 2} letters from U R F D L B "
+                             f"(or {BLANK} for a sticker not painted yet)")
         with self._lock:
             self.facelets = facelets
             self.solution = None
+
+    def blank(self) -> None:
+        """Forget the scan and start a net to paint: every sticker blank but a 3x3's centres
+        (which name their faces)."""
+        with self._lock:
+            self.reset()
+            per_face, centre = self.size ** 2, self.size ** 2 // 2
+            self.set_net("".join(face if self.size % 2 and k == centre else BLANK
+                                 for face in FACE_LETTERS for k in range(per_face)))
+
+    def enter(self, text: object) -> None:
+        """Take typed or pasted ``text`` as the cube, the scan forgotten: a facelet string
+        (face letters, or any six colour letters as the solver reads them), or moves that
+        scramble the solved cube.
+
+        Raises:
+            ValueError: neither (the solver's reasons for both).
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("type or paste a facelet string (54 or 24 letters) or a scramble "
+                             "(moves such as R U R' U')")
+        compact = "".join(text.split())
+        facelets: Optional[str] = None
+        if len(compact) == 6 * self.size ** 2 and set(compact) <= set(FACE_LETTERS):
+            facelets = compact  # kept as typed, a real cube or not: validity says which
+        else:
+            try:
+                facelets = Cube(compact, size=self.size).facelets
+            except ValueError as not_facelets:
+                try:
+                    facelets = Cube.solved(self.size).apply(text).facelets
+                except ValueError as not_moves:
+                    raise ValueError(f"not a facelet string ({not_facelets}) nor moves "
+                                     f"({not_moves})") from None
+        with self._lock:
+            self.reset()
+            self.set_net(facelets)
 
     def validity(self) -> str:
         """Return "" when the net is a real cube, else why not (which piece, which colour)."""
         if self.facelets is None:
             return self.scan_error or "not scanned yet"
+        blanks = self.facelets.count(BLANK)
+        if blanks:
+            return (f"{blanks} sticker{'s are' if blanks > 1 else ' is'} not painted yet: pick "
+                    "a colour, then tap them")
         try:
             Cube(self.facelets)
         except ValueError as err:

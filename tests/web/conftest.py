@@ -78,7 +78,11 @@ def start_server(*args: str) -> Server:
     """Return a started ``cubebot serve`` with ``args`` (its first line read as the address)."""
     need_web_extra()
     env = dict(os.environ)
-    process = subprocess.Popen([sys.executable, "-m", "cubebot", "serve", "--port", "0", *args],
+    # the web port's option, by either of its names (`--port` became `--web-port`, so that
+    # `--port` is the serial port everywhere)
+    serve = (REPO / "cubebot" / "commands" / "web.py").read_text(encoding="utf-8")
+    web_port = "--web-port" if '"--web-port"' in serve else "--port"
+    process = subprocess.Popen([sys.executable, "-m", "cubebot", "serve", web_port, "0", *args],
                                cwd=REPO, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None

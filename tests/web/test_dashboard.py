@@ -39,7 +39,10 @@ def _all(driver: Any, css: str) -> list[Any]:
 def _tap(driver: Any, css: str) -> None:
     """Click the element at ``css`` once, finding it again if the page redrew it."""
     def click(d: Any) -> bool:
-        _all(d, css)[0].click()
+        element = _all(d, css)[0]
+        # to the middle of the screen, as a person scrolls: not under the sticky header
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
         return True
     _wait(driver, click, f"to click {css}")
 

@@ -74,7 +74,7 @@ def test_a_rebooted_rig_drops_the_unfinished_run() -> None:
         driver.connect(sim.port)
         assert driver.state == "idle"
         assert "re-scan" in driver.message
-        with pytest.raises(ValueError, match="nothing to resume"):
+        with pytest.raises(ValueError, match="no moves at hand to resume"):
             driver.resume()
     driver.close()
 
@@ -113,4 +113,59 @@ def test_an_action_rig_runs_the_moves_as_actions_through_a_stop_and_an_emergency
         assert "again" in " ".join(s["message"] for s in seen)
         assert Cube(sim.facelets).is_solved  # every move made once, in the rig's own frame
         assert made <= len(moves) and seen[-1]["percent"] == 100
+    driver.close()
+
+
+def _solution(scramble: str) -> tuple[Cube, list[str], list[str]]:
+    start = Cube(SOLVED_3).apply(scramble)
+    moves = [str(m) for m in invert(parse_moves(scramble))]
+    states = [start.facelets]
+    for move in moves:
+        states.append(Cube(states[-1]).apply(move).facelets)
+    return start, moves, states
+
+
+def _stopped_run(driver: Any, sim: Any, moves: list[str], states: list[str]) -> int:
+    """Run ``moves``, stop after a few; return how many the rig made."""
+    driver.connect(sim.port)
+    driver.run(moves, states)
+    _wait_for(driver, "moving")
+    while driver.moves_done < 3:
+        time.sleep(0.01)
+    driver.stop()
+    _wait_for(driver, "stopped")
+    return int(driver.moves_done)
+
+
+def test_run_after_a_stop_is_refused_and_resume_makes_every_move_once() -> None:
+    driver, _, _ = _driver()
+    start, moves, states = _solution("R U F' D2 L B R' U2 F D' L2 B'")
+    with SimulatedRig(3, start.facelets, seed=4, time_scale=1.0) as sim:
+        made = _stopped_run(driver, sim, moves, states)
+        assert 3 <= made < len(moves)
+        step = driver.next_step(moves)
+        assert step.resume.allowed and step.clear.allowed and not step.start.allowed
+        with pytest.raises(ValueError, match="twice"):
+            driver.run(moves, states)
+        driver.resume(moves)
+        _wait_for(driver, "solved")
+        executed = [m for slot in sim.executed for m in slot.moves]
+        assert executed == list(parse_moves(" ".join(moves)))  # each once, in order
+        with pytest.raises(ValueError, match="already made"):
+            driver.run(moves, states)
+    driver.close()
+
+
+def test_clear_after_a_stop_gives_the_rigs_cube_and_new_moves_start_from_it() -> None:
+    driver, _, _ = _driver()
+    start, moves, states = _solution("R U F' D2 L B R' U2 F D' L2 B'")
+    with SimulatedRig(3, start.facelets, seed=5, time_scale=1.0) as sim:
+        made = _stopped_run(driver, sim, moves, states)
+        cube = driver.clear(moves)
+        assert cube == states[made] == sim.facelets
+        rest = moves[made:]
+        assert driver.next_step(rest).start.allowed
+        driver.run(rest)
+        _wait_for(driver, "solved")
+        assert sim.facelets == SOLVED_3
     driver.close()

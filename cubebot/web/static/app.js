@@ -3,12 +3,24 @@
 // keeps no cube of its own: faces, colours, net layout, scan, solution and rig all come with
 // the state.
 import { request } from "./api.js";
+import { drawCamera, framePoint } from "./camera.js";
 import { Cube3D, Player } from "./cube3d.js";
 import { drawLabPlot } from "./labplot.js";
 import { LiveView } from "./live.js";
 import { drawNet } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
+
+/**
+ * Enable the button `id` when `why` is empty or `allowed` is true; a disabled button always
+ * says why in its title (and an enabled one what it does, when `why` tells).
+ */
+function setButton(id, allowed, why = "") {
+  const button = $(id);
+  button.disabled = !allowed;
+  button.title = why;
+  button.dataset.why = allowed ? "" : why;
+}
 
 /** Whether the rig is running (or ran) the solution shown: then the page follows its moves. */
 function following(state) {
@@ -19,7 +31,7 @@ function following(state) {
 /** Each letter's colour: the measured centre of its face when scanned, else the scheme's. */
 function letterColours(state) {
   const scan = state.scan;
-  const out = { ...state.faces.colours };
+  const out = { ...state.faces.colours, [state.faces.blank.letter]: state.faces.blank.colour };
   if (!scan.stickers.length) return out;
   const n = scan.per_face;
   state.faces.order.split("").forEach((face, f) => {
@@ -41,6 +53,7 @@ class Dashboard {
     this.colours = {};         // letter -> CSS colour, from the state
     this.shownSolution = null; // what the move list and the 3D player were last loaded with
     this.player = null;        // made with the first state (it needs the cube's size)
+    this.paint = null;         // the letter a tap paints (the palette's choice), or null: cycle
     this.live = new LiveView({
       box: $("live"), video: $("video"), overlay: $("live-overlay"), why: $("live-why"),
       snap: $("snap"), toggle: $("live-view"),
@@ -80,6 +93,7 @@ class Dashboard {
     this.renderNet();
     this.renderSolution();
     this.renderRig();
+    this.renderCamera();
     this.followRig();
     document.body.dataset.ready = "true";  // the server's state is shown
   }
@@ -99,9 +113,14 @@ class Dashboard {
     const scan = this.state.scan;
     $("next-face").textContent = scan.next_face || "all six scanned";
     $("snap-face").textContent = scan.next_face || "-";
-    $("scan").disabled = !scan.has_camera || !scan.next_face;
-    $("capture").disabled = !scan.has_camera || !scan.next_face;
-    $("live-view").disabled = !scan.has_camera && !this.live.running;
+    const noCamera = "this server has no camera: upload a photo, or use this device's camera";
+    // with every face in (or a net entered by hand), scanning starts the next cube
+    const fresh = Boolean(scan.next_face) && !(scan.facelets && !scan.scanned_faces.length);
+    $("scan").textContent = fresh ? "Scan all faces" : "Scan the next cube";
+    setButton("scan", scan.has_camera, noCamera);
+    setButton("capture", scan.has_camera && Boolean(scan.next_face), !scan.has_camera ? noCamera
+      : "all six faces are scanned: retake one, or scan the next cube");
+    setButton("live-view", scan.has_camera || this.live.running, noCamera);
     $("scan-error").textContent = scan.scan_error;
     const figures = [];
     for (const face of this.state.faces.order) {
@@ -143,8 +162,10 @@ class Dashboard {
     drawNet($("net"), {
       stickers, size: scan.size, faces: state.faces, colours: this.colours,
       editable: !rigCube,  // the rig's cube is what the rig holds, not an edit
+      why: "the net shows the rig's cube while it runs the solution: it is not edited",
       onTap: (index) => this.editSticker(index),
     });
+    this.renderPalette();
     const validity = $("validity");
     if (rigCube) {
       const rig = state.rig;
@@ -155,6 +176,9 @@ class Dashboard {
     } else if (!scan.facelets) {
       validity.textContent = scan.scan_error ? "" : "Scan the cube to fill the net.";
       validity.className = "";
+    } else if (scan.facelets.includes(state.faces.blank.letter)) {
+      validity.textContent = scan.invalid;  // stickers still to paint
+      validity.className = "bad";
     } else if (scan.invalid) {
       validity.textContent = `Not a real cube: ${scan.invalid}`;
       validity.className = "bad";
@@ -162,13 +186,38 @@ class Dashboard {
       validity.textContent = "A real cube: ready to solve.";
       validity.className = "good";
     }
-    $("solve").disabled = !scan.facelets || Boolean(scan.invalid);
+    setButton("solve", Boolean(scan.facelets) && !scan.invalid, !scan.facelets
+      ? "scan the cube, or paint or enter the net, first" : `the net is not a real cube: ${scan.invalid}`);
+  }
+
+  /** The palette: a tap paints the colour picked, or (none picked) turns to the next one. */
+  renderPalette() {
+    const faces = this.state.faces;
+    const choices = [null, ...faces.order.split(""), faces.blank.letter].map((letter) => {
+      const button = document.createElement("button");
+      button.setAttribute("role", "radio");
+      button.setAttribute("aria-checked", String(letter === this.paint));
+      button.dataset.paint = letter ?? "";
+      if (letter === null) {
+        button.textContent = "tap: next colour";
+        button.title = "a tap turns a sticker to the next colour";
+      } else {
+        const blank = letter === faces.blank.letter;
+        button.textContent = blank ? "erase" : letter;
+        button.style.backgroundColor = this.colours[letter];
+        button.title = blank ? "a tap makes a sticker blank"
+          : `a tap paints a sticker ${faces.names[letter]} (face ${letter})`;
+      }
+      button.addEventListener("click", () => { this.paint = letter; this.renderPalette(); });
+      return button;
+    });
+    $("palette").replaceChildren(...choices);
   }
 
   editSticker(index) {
     const order = this.state.faces.order;
     const facelets = this.state.scan.facelets.split("");
-    facelets[index] = order[(order.indexOf(facelets[index]) + 1) % order.length];
+    facelets[index] = this.paint ?? order[(order.indexOf(facelets[index]) + 1) % order.length];
     this.act("/api/net", { body: { facelets: facelets.join("") } });
   }
 
@@ -219,13 +268,36 @@ class Dashboard {
     $("rig-message").textContent = rig.message;
     const connected = rig.state !== "disconnected";
     const moving = rig.state === "moving" || rig.state === "stopping";
-    $("connect").disabled = moving;
-    // a solution already made on the rig is not sent again (it would scramble the cube)
-    $("run").disabled = !connected || moving || !this.state.scan.solution
-      || ["estop", "stall", "endstop", "solved"].includes(rig.state);
-    $("stop").disabled = !moving;
-    $("estop").disabled = !connected;
-    $("resume").disabled = !["stopped", "estop", "stall", "endstop"].includes(rig.state);
+    setButton("connect", !moving, "the rig is moving: stop it first");
+    setButton("stop", moving, connected ? "the rig is not moving" : "connect a rig first");
+    setButton("estop", connected, "connect a rig first");
+    // what may be done next is the server's decision (the rig's next step): shown, not remade
+    const next = rig.next;
+    const none = rig.state === "fault"
+      ? "the connection to the rig was lost: connect again" : "connect a rig first";
+    for (const [id, action] of [["run", "start"], ["resume", "resume"], ["clear", "clear"]]) {
+      setButton(id, Boolean(next && next[action].allowed), next ? next[action].why : none);
+    }
+    const solution = this.state.scan.solution;
+    if (next && solution && !solution.moves.length && !next.start.allowed) {
+      $("run").title = $("run").dataset.why = "the cube is solved: nothing to run";
+    }
+    $("clear").textContent = next && next.clear.allowed && next.made
+      ? `Clear (${next.made} of ${next.total} ${next.unit} made)` : "Clear";
+    $("rig-next").textContent = next
+      ? [next.summary, ...["start", "resume", "clear"].filter((a) => !next[a].allowed)
+          .map((a) => `${a}: ${next[a].why}`)].join(" \u00b7 ")
+      : none;
+  }
+
+  renderCamera() {
+    const camera = this.state.camera;
+    drawCamera({ view: $("camera-view"), image: $("camera-image"), marks: $("camera-marks") }, camera);
+    $("camera-message").textContent = camera.message;
+    const none = "send a frame of the rig's camera first";
+    setButton("camera-undo", camera.clicks.length > 0, camera.image ? "no corner to take back" : none);
+    setButton("camera-save", camera.complete, camera.image
+      ? `${camera.clicks.length} of the twelve corners are in: ${camera.next}` : none);
   }
 
   makePlayer(size, order) {
@@ -273,11 +345,32 @@ class Dashboard {
     click("stop", () => this.act("/api/rig/stop"));
     click("estop", () => this.act("/api/rig/estop"));
     click("resume", () => this.act("/api/rig/resume"));
+    click("clear", () => this.act("/api/rig/clear"));
+    click("blank-net", () => { this.paint = this.state.faces.order[0]; this.act("/api/net/blank"); });
+    const enter = () => this.act("/api/net/enter", { body: { text: $("net-text").value } });
+    click("enter-net", enter);
+    $("net-text").addEventListener("keydown", (e) => { if (e.key === "Enter") enter(); });
     click("save-profile", async () => {
       const answer = await this.act("/api/calibrate/profile");
       if (answer) this.notice(`colour profile saved to ${answer.saved}`);
     });
     click("plot", () => this.plotColours());
+    $("camera-frame").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      e.target.value = "";
+      if (!file) return;
+      const faces = encodeURIComponent($("camera-faces").value);
+      await this.act(`/api/camera/frame?faces=${faces}`, { body: file, contentType: file.type || "image/png" });
+    });
+    $("camera-marks").addEventListener("click", (e) => {
+      if (!this.state || this.state.camera.complete) return;
+      this.act("/api/camera/click", { body: framePoint($("camera-marks"), this.state.camera, e) });
+    });
+    click("camera-undo", () => this.act("/api/camera/undo"));
+    click("camera-save", async () => {
+      const answer = await this.act("/api/camera/save", { body: { name: $("camera-name").value } });
+      if (answer) this.notice(`camera saved in ${answer.saved}`);
+    });
     $("upload").addEventListener("change", async (e) => {
       const file = e.target.files[0];
       e.target.value = "";

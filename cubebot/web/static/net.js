@@ -4,9 +4,9 @@
  * Draw `stickers` (one {letter, rgb, doubtful, confidence} per facelet) into `element`.
  * `faces` is the state's drawing: the faces' order and where each sits in the net; `colours`
  * maps each letter to a CSS colour. `onTap(index)` is called when a sticker is tapped, unless
- * `editable` is false.
+ * `editable` is false (then `why` is each sticker's title).
  */
-export function drawNet(element, { stickers, size, faces, colours, editable, onTap }) {
+export function drawNet(element, { stickers, size, faces, colours, editable, why, onTap }) {
   const perFace = size * size;
   const blocks = [];
   if (stickers.length) {
@@ -20,7 +20,7 @@ export function drawNet(element, { stickers, size, faces, colours, editable, onT
       for (let k = 0; k < perFace; k++) {
         const index = f * perFace + k;
         block.appendChild(stickerButton(stickers[index], index, `${face}${k + 1}`, colours,
-                                        editable, onTap));
+                                        editable, why, faces.blank.letter, onTap));
       }
       blocks.push(block);
     });
@@ -28,7 +28,7 @@ export function drawNet(element, { stickers, size, faces, colours, editable, onT
   element.replaceChildren(...blocks);
 }
 
-function stickerButton(sticker, index, name, colours, editable, onTap) {
+function stickerButton(sticker, index, name, colours, editable, why, blank, onTap) {
   const button = document.createElement("button");
   button.className = "sticker" + (sticker.doubtful ? " doubtful" : "");
   button.dataset.sticker = String(index);
@@ -37,8 +37,10 @@ function stickerButton(sticker, index, name, colours, editable, onTap) {
   // the sticker's own measured colour, with a bar in the colour of the face it is read as
   button.style.backgroundColor = sticker.rgb ? `rgb(${sticker.rgb.join(",")})` : colours[sticker.letter];
   button.style.boxShadow = `inset 0 -6px 0 ${colours[sticker.letter]}`;
-  button.title = `${name}: read as ${sticker.letter}`
-    + (sticker.confidence != null ? ` (confidence ${sticker.confidence})` : "");
+  button.title = !editable ? `${name}: ${why}`
+    : sticker.letter === blank ? `${name}: not painted yet`
+    : `${name}: read as ${sticker.letter}`
+      + (sticker.confidence != null ? ` (confidence ${sticker.confidence})` : "");
   button.disabled = !editable;
   button.addEventListener("click", () => onTap(index));
   return button;
