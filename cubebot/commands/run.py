@@ -165,7 +165,9 @@ def _run(args: argparse.Namespace) -> int:
         size=args.size, budget=args.budget, profile=False if args.no_profile else args.profile,
         sample_points=points, guided=bool(args.camera) and points is None,
         confirm=lambda c, s: _ask(c, s, args.yes), rescan=bool(args.camera) and points is not None,
-        output=Path(args.output) if args.output else None)
+        output=Path(args.output) if args.output else None,
+        save_frames=Path(args.save_frames) if args.save_frames else None,
+        rig_light=_rig_light(args))
     listener = TerminalListener(args.json)
     try:
         with interrupts_raise(), contextlib.ExitStack() as stack:
@@ -182,6 +184,19 @@ def _run(args: argparse.Namespace) -> int:
                               scanning=scanning), file=sys.stderr)
         return EXIT_STOPPED
     return _finish(report, args)
+
+
+def _rig_light(args: argparse.Namespace) -> Optional[Path]:
+    """Return the file of the rig's learnt light the run reads and teaches (None: none)."""
+    if args.no_learn:
+        return None
+    if args.light:
+        return Path(args.light)
+    if args.rig is None:
+        return None
+    from cubebot.calibration.rig_light import rig_light_path
+
+    return rig_light_path(args.rig)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -227,6 +242,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--backend", help="OpenCV capture backend for --camera")
     p.add_argument("--budget", type=float, default=1.0, help="seconds for the 3x3 solver")
     p.add_argument("--output", help="folder for overlay pictures")
+    p.add_argument("--save-frames", metavar="DIR",
+                   help="keep every frame the rig's own cameras take in DIR (a refused scan "
+                        "says which; `cubebot scan --rig MODEL --frames ...` reads them again)")
+    p.add_argument("--light", metavar="PATH",
+                   help="the rig's learnt light (default with --rig: rig-light/<rig>.json in the "
+                        "user config dir): scans read with it, and a run that ends solved with "
+                        "the cameras agreeing teaches it")
+    p.add_argument("--no-learn", action="store_true",
+                   help="neither read nor teach the rig's learnt light")
     p.add_argument("--yes", action="store_true", help="do not ask before the rig moves")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_run)

@@ -148,6 +148,7 @@ def run_demo(demo: Demo, options: RunOptions = RunOptions(), *,
     options = dataclasses.replace(options, size=demo.size, truth=demo.truth.facelets,
                                   profile=False, rescan=True, sample_points=None, guided=False)
     if demo.rig_cameras is not None:
+        demo.rig_cameras.save_frames = options.save_frames
         return run_rig(None, demo.port, options, rig=demo.model, listener=listener,
                        guard=guard, rig_cameras=demo.rig_cameras)
     return run_rig(demo.camera, demo.port, options, rig=demo.model, listener=listener,

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from cubebot.calibration.rig_light import RigLight
 from cubebot.cli import main
 from cubebot.robot import RigModel
 from cubebot.robot.camera_views import RigCameras
@@ -212,3 +214,31 @@ def test_a_run_without_any_camera_says_how_to_give_one(capsys: pytest.CaptureFix
         assert demo.truth.facelets == before
     err = capsys.readouterr().err
     assert code == 2 and "no cameras of its own" in err and "--camera" in err
+
+
+def test_a_proved_run_teaches_the_rigs_light_and_keeps_its_frames(tmp_path: Path) -> None:
+    light = tmp_path / "light.json"
+    frames = tmp_path / "frames"
+    with Demo(3, seed=4, time_scale=0) as demo:
+        report = run_demo(demo, RunOptions(save_frames=frames, rig_light=light))
+    assert report.solved and report.verified_facelets is not None
+    learnt = RigLight.load(light)
+    assert learnt.scans == 1 and learnt.profile() is not None
+    assert len(learnt.positions) == 54 - len(unseen(SIX_MOTOR.cameras.views, 3))  # type: ignore[union-attr]
+    # the scan's look and the look after the moves, per camera
+    assert sorted(p.name for p in frames.iterdir()) == ["lower-1.png", "lower-2.png",
+                                                       "upper-1.png", "upper-2.png"]
+
+
+def test_a_refused_scan_keeps_the_frames_it_read(tmp_path: Path) -> None:
+    held = _HeldCube(Cube.random(3, 0))
+    cameras = _cameras(held, 0, Conditions.moderate())
+    upper = cameras.cameras[0]
+    assert isinstance(upper, _Watching)
+    upper.read()  # where the stickers are (the pose is fixed)
+    spoiled = RigCameraSet(cameras.views, (_GlareOnce(upper, upper.camera, (10, 12, 14, 16)),
+                                           cameras.cameras[1]), save_frames=tmp_path / "seen")
+    with pytest.raises(DoubtfulScanError):
+        scan_in_place(spoiled, 3, profile=False)
+    assert spoiled.saved() == [tmp_path / "seen" / "upper-1.png", tmp_path / "seen" / "lower-1.png"]
+    assert all(cv2.imread(str(p)).shape == (480, 640, 3) for p in spoiled.saved())
