@@ -148,10 +148,14 @@ def test_confidence_for_a_size_it_was_not_calibrated_for_is_refused() -> None:
         sticker_confidence(np.array([10.0]), 3.0, 4)
 
 
+# the default run reads seeds 7000-7001 of every light; -m slow reads 7002-7005 as well
+@pytest.mark.parametrize("seeds", [range(2), pytest.param(range(2, 6), marks=pytest.mark.slow)],
+                         ids=["7000-7001", "7002-7005"])
 @pytest.mark.parametrize("size", [2, 3])
 @pytest.mark.parametrize("condition", sorted(CONDITIONS))
-def test_every_synthetic_scan_is_right_or_refused(size: int, condition: str) -> None:
-    for seed in range(6):
+def test_every_synthetic_scan_is_right_or_refused(size: int, condition: str,
+                                                  seeds: range) -> None:
+    for seed in seeds:
         truth, scan = random_scan(size, CONDITIONS[condition], 7000 + seed)
         try:
             result = classify(scan, size)

@@ -49,9 +49,11 @@ def test_the_scan_plan_shows_the_camera_every_sticker_it_can(kind: str) -> None:
     assert plan.seconds > 0 and len(plan.looks) >= 6
 
 
+# the default run: the flipper and the arm; -m slow the grippers and the flipper in harsh light
 @pytest.mark.parametrize(("kind", "seed", "conditions"), [
     ("flipper", 1, Conditions.moderate()), ("ud-arm", 2, Conditions.fixed_rig()),
-    ("two-gripper", 3, Conditions.moderate()), ("flipper", 4, Conditions.harsh()),
+    pytest.param("two-gripper", 3, Conditions.moderate(), marks=pytest.mark.slow),
+    pytest.param("flipper", 4, Conditions.harsh(), marks=pytest.mark.slow),
 ])
 def test_an_action_rig_scans_by_itself_and_ends_solved(kind: str, seed: int,
                                                        conditions: Conditions) -> None:

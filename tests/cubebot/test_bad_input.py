@@ -69,7 +69,9 @@ def test_every_subcommand_has_a_bad_input_case() -> None:
 def _cases() -> list[object]:
     with tempfile.TemporaryDirectory() as scratch:
         counts = {name: len(BAD_INPUT[name](Path(scratch))) for name in _names()}
-    return [pytest.param(name, index, id=f"{name}-{index}")
+    # the default run tries each subcommand's first bad input; -m slow tries the rest
+    return [pytest.param(name, index, id=f"{name}-{index}",
+                         marks=[pytest.mark.slow] if index else [])
             for name in _names() for index in range(counts[name])]
 
 

@@ -128,6 +128,7 @@ def test_glare_makes_the_rig_turn_a_face_and_look_again() -> None:
     assert found.looks == 2 and found.frames_taken == 4
 
 
+@pytest.mark.slow  # a sweep of 12 cubes; test_glare_makes_the_rig_turn_a_face_and_look_again stays
 def test_under_a_glaring_lamp_looking_again_settles_doubtful_scans_and_none_is_wrong() -> None:
     # the glare spots of a fixed lamp stay where they are on each face: the first look doubts
     # some cubes; turning a face moves their stickers out of the spots, and the second look,

@@ -24,9 +24,14 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return status, out, err
 
 
+# the default run: a 2x2 in harsh light and a 3x3 in the demo's own; -m slow the other four
 @pytest.mark.parametrize(("size", "seed", "conditions"), [
-    (2, 1, Conditions.ideal()), (2, 2, Conditions.moderate()), (2, 3, Conditions.harsh()),
-    (3, 1, Conditions.moderate()), (3, 2, Conditions.fixed_rig()), (3, 4, Conditions()),
+    pytest.param(2, 1, Conditions.ideal(), marks=pytest.mark.slow),
+    pytest.param(2, 2, Conditions.moderate(), marks=pytest.mark.slow),
+    (2, 3, Conditions.harsh()),
+    pytest.param(3, 1, Conditions.moderate(), marks=pytest.mark.slow),
+    pytest.param(3, 2, Conditions.fixed_rig(), marks=pytest.mark.slow),
+    (3, 4, Conditions()),
 ])
 def test_demo_ends_with_the_virtual_cube_solved(size: int, seed: int,
                                                 conditions: Conditions) -> None:

@@ -47,7 +47,11 @@ def made_slots(under: RigUnderTest) -> list[list[str]]:
     return [sorted(str(m) for m in slot) for slot in under.made()]
 
 
-@pytest.fixture(params=["python", "avr", "python-resets-on-open", "avr-resets-on-open"])
+# the default run drives the Python rig and the AVR firmware resetting on open; -m slow adds the
+# firmware without the reset and the Python rig with it
+@pytest.fixture(params=["python", pytest.param("avr", marks=pytest.mark.slow),
+                        pytest.param("python-resets-on-open", marks=pytest.mark.slow),
+                        "avr-resets-on-open"])
 def make_rig(request: pytest.FixtureRequest) -> Iterator[Callable[..., RigUnderTest]]:
     opened: list[object] = []
 

@@ -244,6 +244,7 @@ def test_rig_info_of_a_busy_port_tells_what_the_holder_is_doing(
     assert RigState(info["progress"]["state"]) in (RigState.MOVING, RigState.IDLE)
 
 
+@pytest.mark.slow  # the same on the Python rig stays in the default run
 @pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
 def test_on_the_firmware_resetting_on_a_noisy_line_ctrl_c_resume_and_stop_from_elsewhere() -> None:
     moves = random_moves(40, seed=13)

@@ -32,14 +32,17 @@ def assert_prefix_of_job(sim: SimulatedRig, start: Cube, moves: list[Move]) -> i
     return len(made)
 
 
-def test_thousand_moves_at_real_speed_on_a_noisy_line_end_exact() -> None:
-    moves = random_moves(1000, seed=21)
+# a thousand moves take minutes at real speed: the default run streams the first 60 of them,
+# -m slow all 1000
+@pytest.mark.parametrize("count", [60, pytest.param(1000, marks=pytest.mark.slow)])
+def test_a_long_stream_at_real_speed_on_a_noisy_line_ends_exact(count: int) -> None:
+    moves = random_moves(1000, seed=21)[:count]
     start = Cube.random(3, 21)
     with SimulatedRig(3, start.facelets, faults=NOISY, seed=21) as sim:
         with Rig(sim.port) as rig:
             report = rig.stream(moves)
-        assert report.sent == 1000 and report.retransmits > 0
-        assert assert_prefix_of_job(sim, start, moves) == 1000
+        assert report.sent == count and report.retransmits > 0
+        assert assert_prefix_of_job(sim, start, moves) == count
         assert sim.wire_faults["dropped"] > 0 and sim.wire_faults["corrupted"] > 0
 
 
@@ -55,10 +58,25 @@ schedules = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=14, deadline=None, derandomize=True,
+@settings(max_examples=5, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(schedules)
 def test_any_fault_schedule_leaves_a_prefix_and_ends_exact_or_asks_for_a_rescan(
+        schedule: dict[str, object]) -> None:
+    # five schedules at real speed in the default run; the fourteen of the soak under -m slow
+    _fault_schedule_leaves_a_prefix_and_ends_exact_or_asks_for_a_rescan(schedule)
+
+
+@pytest.mark.slow
+@settings(max_examples=14, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(schedules)
+def test_fourteen_fault_schedules_leave_a_prefix_and_end_exact_or_ask_for_a_rescan(
+        schedule: dict[str, object]) -> None:
+    _fault_schedule_leaves_a_prefix_and_ends_exact_or_asks_for_a_rescan(schedule)
+
+
+def _fault_schedule_leaves_a_prefix_and_ends_exact_or_asks_for_a_rescan(
         schedule: dict[str, object]) -> None:
     faults = Faults(drop=float(schedule["drop"]), corrupt=float(schedule["corrupt"]),
                     duplicate=float(schedule["duplicate"]), direction=str(schedule["direction"]))

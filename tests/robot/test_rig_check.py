@@ -55,7 +55,9 @@ def test_rig_check_passes_on_the_avr_firmware_resetting_on_open_on_a_noisy_line(
     assert not made.cut_short and made.moves  # it turned faces, whole turns only
 
 
-@pytest.mark.parametrize("kind", ["flipper", "ud-arm", "two-gripper"])
+# the default run checks the flipper; -m slow the arm and the grippers too
+@pytest.mark.parametrize("kind", ["flipper", pytest.param("ud-arm", marks=pytest.mark.slow),
+                                  pytest.param("two-gripper", marks=pytest.mark.slow)])
 def test_rig_check_passes_on_each_action_rig_on_a_noisy_line(kind: str) -> None:
     # (seed 3 once failed the "$" check: ten tries of a 30-byte frame and its 55-byte answer
     # at 2.5 % damage per byte fail about one time in four; checks now repeat for as long as
@@ -73,6 +75,7 @@ def test_rig_check_passes_on_each_action_rig_on_a_noisy_line(kind: str) -> None:
     assert done and Cube(cube).is_solved  # every action was undone
 
 
+@pytest.mark.slow  # the stepper firmware's conformance run above stays in the default run
 @pytest.mark.skipif(toolchain_missing() is not None, reason=str(toolchain_missing()))
 def test_rig_check_passes_on_the_avr_flipper_resetting_on_open_on_a_noisy_line() -> None:
     with AvrRig(kind="flipper", faults=NOISY_RESETS, seed=7) as avr:

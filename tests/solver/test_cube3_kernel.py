@@ -26,7 +26,8 @@ def _solve_with(monkeypatch: pytest.MonkeyPatch, search: str, cube: Cube, **opti
 
 
 @needs_numba
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", [*range(5), *(pytest.param(seed, marks=pytest.mark.slow)
+                                              for seed in range(5, 20))])
 def test_compiled_and_numpy_searches_give_the_same_solution(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     cube = Cube.random(3, 1000 + seed)
@@ -152,7 +153,7 @@ def test_two_searches_interleaved_in_one_thread_do_not_share_buffers(
 
 
 @needs_numba
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2))])
 def test_compiled_and_numpy_long_optimal_searches_agree(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     from cubebot.solver.cube3.optimal import COMPILED_DEPTH, OptimalSearch

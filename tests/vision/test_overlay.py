@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from cubebot.vision import (SyntheticCamera, detect_grid, draw_overlay, face_overlays, scan_cube,
+from cubebot.calibration import Classification
+from cubebot.vision import (FaceScan, SyntheticCamera, detect_grid, draw_overlay, face_overlays, scan_cube,
                             write_overlays)
 
 
@@ -32,15 +33,27 @@ def test_overlay_needs_one_label_per_sticker(ideal_camera: SyntheticCamera) -> N
         draw_overlay(frame, detect_grid(frame, 3), list("FFF"))
 
 
-def test_overlays_are_written_for_every_face(tmp_path: Path, ideal_camera: SyntheticCamera) -> None:
-    result, scan = scan_cube(ideal_camera, 3, profile=False)
+@pytest.fixture(scope="module")
+def ideal_scan() -> tuple[Classification, FaceScan]:
+    """Return (result, scan) of the ideal camera's cube, scanned once for the module's tests
+    (a whole scan tries every turn of U and D: seconds, not milliseconds)."""
+    from cubebot.solver import Cube
+    from cubebot.vision import Conditions
+
+    camera = SyntheticCamera(Cube.random(3, seed=11), seed=1, conditions=Conditions.ideal())
+    return scan_cube(camera, 3, profile=False)
+
+
+def test_overlays_are_written_for_every_face(tmp_path: Path,
+                                             ideal_scan: tuple[Classification, FaceScan]) -> None:
+    result, scan = ideal_scan
     paths = write_overlays(scan, tmp_path / "out", facelets=result.facelets, doubtful=[0])
     assert [p.name for p in paths] == [f"{f}.png" for f in "URFDLB"]
     assert cv2.imread(str(paths[2])).shape == (480, 640, 3)
 
 
-def test_face_overlays_need_one_confidence_per_sticker(ideal_camera: SyntheticCamera) -> None:
-    result, scan = scan_cube(ideal_camera, 3, profile=False)
+def test_face_overlays_need_one_confidence_per_sticker(ideal_scan: tuple[Classification, FaceScan]) -> None:
+    result, scan = ideal_scan
     pictures = face_overlays(scan, facelets=result.facelets, confidence=result.confidence)
     assert sorted(pictures) == sorted("URFDLB")
     with pytest.raises(ValueError, match="need 54 confidences, one per sticker, got 9"):

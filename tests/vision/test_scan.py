@@ -116,7 +116,9 @@ def test_ninety_nine_percent_of_moderate_synthetic_scans_end_in_the_true_cube() 
     assert right >= 99
 
 
-@pytest.mark.parametrize("seed", [*range(5008, 5016), 5021])
+# the default run reads 5008 (a 2x2), 5013 and 5021 (each once wrong, see below); -m slow the rest
+@pytest.mark.parametrize("seed", [5008, 5013, 5021, *(pytest.param(seed, marks=pytest.mark.slow)
+                                                    for seed in (5009, 5010, 5011, 5012, 5014, 5015))])
 def test_harsh_synthetic_photos_read_right_or_are_refused(seed: int) -> None:
     # warm dim light, glare, blur, noise and steep angles through the whole scan (grids,
     # sampler spread, classifier); seed 5013 once came back as a wrong cube, accepted, and
