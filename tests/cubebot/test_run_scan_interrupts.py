@@ -62,7 +62,8 @@ def test_ctrl_c_while_an_action_rig_turns_the_cube_to_its_camera_stops_the_rig(
 
 def test_ctrl_c_while_a_rig_with_cameras_turns_a_face_to_look_again_stops_the_rig(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # seed 120 under the glaring lamp is in doubt at the first look: the six-motor rig turns R
+    # seed 122 under the glaring lamp is in doubt at the first look (120 was, before a sticker
+    # beside a coupling was sampled away from it): the six-motor rig turns a face
     # and looks again. The press comes as that turn is sent
     real = Rig.stream
     turns: list[object] = []
@@ -73,7 +74,7 @@ def test_ctrl_c_while_a_rig_with_cameras_turns_a_face_to_look_again_stops_the_ri
         return real(rig, moves, *args, **kwargs)
 
     monkeypatch.setattr(Rig, "stream", pressed_as_sent)
-    with Demo(3, 120, conditions=Conditions.glaring(), time_scale=1.0) as demo:
+    with Demo(3, 122, conditions=Conditions.glaring(), time_scale=1.0) as demo:
         assert demo.rig_cameras is not None
         with pytest.raises(RunStopped) as stopped:
             run_demo(demo, RunOptions(budget=0.3), guard=interrupts_stop_rig)
