@@ -42,18 +42,21 @@ _CLOSING = 0.06  # gaps (a fraction of the frame) closed inside the cube: seams,
 _SLAB_SHARE = 0.01  # share of the cube's pixels allowed beyond each side of a slab
 _SEPARATION = np.radians(22)  # the three edge directions are at least this far apart
 _SAMPLES = 16  # points sampled along each lattice line
+_DISORDER_WEIGHT = 1.0  # edge strength (over typical) a cell-wide colour change is worth
 _AREA_SLACK = np.log(1.3)  # how far (a factor) the outline may grow or shrink while fitted
 
 
 @dataclass(frozen=True)
 class OutlineFit:
     """Three faces fitted to a frame: the junction and the hexagon's six corners (pixels,
-    clockwise), faces ``(junction, h[2k], h[2k+1], h[2k+2])``, and how well the lattice lines
-    lie on edges (mean edge strength on them over the frame's typical strength)."""
+    clockwise), faces ``(junction, h[2k], h[2k+1], h[2k+2])``, how well the lattice lines
+    lie on edges (mean edge strength on them over the frame's typical strength) and how much
+    the colour varies inside its cells against between them (:func:`tile_disorder`)."""
 
     junction: np.ndarray
     hexagon: np.ndarray
     score: float
+    disorder: float
 
     def quads(self) -> list[np.ndarray]:
         """Return the three faces' corners (4, 2), each starting at the junction."""
@@ -174,6 +177,7 @@ class _Edges:
         self.gx, self.gy = gx, gy
         self.typical = float(np.mean(strength)) + 1e-6
         self.shape = work.shape[:2]
+        self.lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab).astype(np.float64)
 
     def along(self, points: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Return the edge strength across the line at each point (0 outside the frame)."""
@@ -186,20 +190,23 @@ class _Edges:
         return np.where(inside, across, 0.0)
 
 
-def _score(params: np.ndarray, edges: _Edges, n: int, first: int) -> float:
-    """Return the mean edge strength on the three faces' lattice lines (higher is better)."""
+def _score(params: np.ndarray, edges: _Edges, n: int, first: int,
+           with_tiles: bool = True) -> float:
+    """Return the mean edge strength on the three faces' lattice lines over the frame's
+    typical edge, less the cells' colour disorder weighed (``with_tiles``); higher is better."""
     junction, hexagon = params[:2], params[2:].reshape(6, 2)
     total = 0.0
-    for k in range(3):
-        quad = np.array([junction, hexagon[(first + 2 * k) % 6], hexagon[(first + 2 * k + 1) % 6],
-                         hexagon[(first + 2 * k + 2) % 6]])
+    quads = [np.array([junction, hexagon[(first + 2 * k) % 6], hexagon[(first + 2 * k + 1) % 6],
+                       hexagon[(first + 2 * k + 2) % 6]]) for k in range(3)]
+    for quad in quads:
         points, direction = _lattice_lines(quad, n)
         strength = edges.along(points, direction).reshape(2 * (n + 1), _SAMPLES)
         # a line is as good as its weaker half: a line lying on one real edge half its length
         # (a tile's side beside a coupling) does not win over one that fits throughout
         halves = strength.reshape(2 * (n + 1), 2, -1).mean(axis=2)
         total += float(np.minimum(halves[:, 0], halves[:, 1]).mean())
-    return total / 3 / edges.typical
+    edge = total / 3 / edges.typical
+    return edge if not with_tiles else edge - _DISORDER_WEIGHT * tile_disorder(edges.lab, quads, n)
 
 
 def _area(polygon: np.ndarray) -> float:
@@ -267,6 +274,41 @@ def fit_outline(work: np.ndarray, n: int) -> tuple[OutlineFit | None, str]:
             starts.append((score, first, params))
     score, first, params = max(starts, key=lambda start: start[0])
     params, score = _stage(params, _Edges(half, 1), n, first, 0.04, 200)
-    params, score = _stage(params * 2.0, _Edges(work, 3), n, first, 0.015, 150)
+    fine = _Edges(work, 3)
+    params, _ = _stage(params * 2.0, fine, n, first, 0.015, 150)
     hexagon = np.roll(params[2:].reshape(6, 2), -first, axis=0)
-    return OutlineFit(params[:2], hexagon, score), ""
+    fit = OutlineFit(params[:2], hexagon, _score(params, fine, n, first, with_tiles=False), 0.0)
+    return OutlineFit(fit.junction, fit.hexagon, fit.score,
+                      tile_disorder(fine.lab, fit.quads(), n)), ""
+
+
+
+def _cell_samples(n: int) -> tuple[np.ndarray, int]:
+    """Return sample places (k, 2) in the middle half of every cell of an n x n face but a
+    3x3's centre (a coupling covers it), grouped by cell, and the places per cell."""
+    offsets = (np.arange(4) + 0.5) / 4 * 0.5 + 0.25
+    du, dv = (g.ravel() for g in np.meshgrid(offsets, offsets))
+    places = [np.column_stack([col + du, row + dv]) for row in range(n) for col in range(n)
+              if not (n % 2 and row == col == n // 2)]
+    return np.concatenate(places) / n, len(du)
+
+
+def tile_disorder(lab: np.ndarray, quads: list[np.ndarray], n: int) -> float:
+    """Return how much the colour varies inside the faces' cells against between them (low
+    when each cell lies on one tile, so the lattice is on the cube; near 1 when it is not).
+
+    ``lab`` is the working image in Lab (float)."""
+    places, per_cell = _cell_samples(n)
+    h, w = lab.shape[:2]
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    colours = []
+    for quad in quads:
+        homography = cv2.getPerspectiveTransform(square, quad.astype(np.float32))
+        pixels = cv2.perspectiveTransform(places.reshape(-1, 1, 2), homography).reshape(-1, 2)
+        x = np.clip(np.rint(pixels[:, 0]).astype(int), 0, w - 1)
+        y = np.clip(np.rint(pixels[:, 1]).astype(int), 0, h - 1)
+        colours.append(lab[y, x])
+    cells = np.concatenate(colours).reshape(-1, per_cell, 3)
+    inside = np.linalg.norm(cells.std(axis=1), axis=1)
+    spread = float(np.linalg.norm(cells.mean(axis=1).std(axis=0))) + 1e-6
+    return float(np.median(inside)) / spread

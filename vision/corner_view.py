@@ -47,8 +47,11 @@ _STEP_TOLERANCE = 0.26  # how far (in lattice steps) a sticker may sit from its 
 _SHAPE_TOLERANCE = 0.26  # largest sine of the angle between a face-mate's edges and one's own
 _MEET_TOLERANCE = 0.55  # how far (in sticker steps) two faces' shared corners may lie apart
 #: the outline's lattice lines must lie on edges this much stronger than the frame's typical
-#: edge (a frame of noise scores about 1), and each face hold this share of the outline
-_MIN_OUTLINE_SCORE = 1.2
+#: edge (a frame of noise scores about 1), each face hold a share of the outline
+_MIN_OUTLINE_SCORE = 1.1
+#: ... and its cells lie each on one tile: colour inside a cell varies at most this much
+#: against the variation between cells (a lattice off the cube is near 1)
+_MAX_DISORDER = 0.4
 _MIN_FACE_SHARE = 0.12
 
 
@@ -431,6 +434,10 @@ def _by_outline(work: np.ndarray, size: int) -> tuple[CornerView | None, str]:
     if fit.score < _MIN_OUTLINE_SCORE:
         return None, (f"the best hexagon's lattice lines lie on edges {fit.score:.2f} times as "
                       f"strong as the frame's typical edge, a cube's need {_MIN_OUTLINE_SCORE}")
+    if fit.disorder > _MAX_DISORDER:
+        return None, (f"the best hexagon's cells are not each one tile (their colour varies "
+                      f"{fit.disorder:.2f} as much inside them as between them, a cube's at "
+                      f"most {_MAX_DISORDER})")
     if min(areas) < _MIN_FACE_SHARE * whole:
         return None, "one face of the best hexagon is a sliver"
     return _clockwise_view(quads, fit.junction, [0, 0, 0], size), ""

@@ -41,14 +41,17 @@ def _assert_found(errors: list[FaceError], floor: int, ceiling: float) -> None:
 
 @needs_frames
 def test_faces_of_a_stickerless_cube_are_found_on_a_slice_of_real_robot_frames() -> None:
-    # every third frame of the robot, both of its cameras: 8 views, 24 faces
-    errors, _ = _errors(VIEWS[::6] + VIEWS[1::6])
-    _assert_found(errors, floor=4, ceiling=30.0)
+    # four views, 12 faces: the left camera of the first and seventh frames, the right one of
+    # the second and eighth (3 faces found when this was written)
+    errors, _ = _errors(VIEWS[::12] + VIEWS[3::12])
+    _assert_found(errors, floor=2, ceiling=30.0)
 
 
 @needs_frames
 @pytest.mark.slow
 def test_faces_of_a_stickerless_cube_are_found_on_every_real_robot_frame() -> None:
+    # 24 views, 72 faces (22 found, median corner error 21 px, when this was written; 0 before
+    # the outline fit)
     errors, refused = _errors(VIEWS)
-    _assert_found(errors, floor=13, ceiling=30.0)
+    _assert_found(errors, floor=18, ceiling=30.0)
     assert refused < len(VIEWS)
