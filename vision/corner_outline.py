@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -42,6 +43,7 @@ _CLOSING = 0.06  # gaps (a fraction of the frame) closed inside the cube: seams,
 _SLAB_SHARE = 0.01  # share of the cube's pixels allowed beyond each side of a slab
 _SEPARATION = np.radians(22)  # the three edge directions are at least this far apart
 _SAMPLES = 16  # points sampled along each lattice line
+_REFINED_STARTS = 4  # outline starts refined on the coarse scale, the best as they stand
 _DISORDER_WEIGHT = 1.0  # edge strength (over typical) a cell-wide colour change is worth
 _AREA_SLACK = np.log(1.3)  # how far (a factor) the outline may grow or shrink while fitted
 
@@ -147,20 +149,31 @@ def _hexagon(points: np.ndarray, normals: np.ndarray) -> np.ndarray | None:
     return np.array(corners)
 
 
-def _lattice_lines(quad: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return points along a face's lattice lines (k, 2) and each line's direction there."""
-    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
-    homography = cv2.getPerspectiveTransform(square.astype(np.float32),
-                                             quad.astype(np.float32)).astype(np.float64)
+@lru_cache(maxsize=4)
+def _lattice_places(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return homogeneous places (k, 3) along an n x n face's lattice lines in the unit
+    square, and the same places a small step further along each line."""
     t = (np.arange(_SAMPLES) + 0.5) / _SAMPLES
     stops = np.arange(n + 1) / n
     u = np.concatenate([np.repeat(stops, _SAMPLES), np.tile(t, n + 1)])
     v = np.concatenate([np.tile(t, n + 1), np.repeat(stops, _SAMPLES)])
-    place = np.column_stack([u, v, np.ones_like(u)]) @ homography.T
-    points = place[:, :2] / place[:, 2:]
     step = np.where(np.arange(len(u))[:, None] < (n + 1) * _SAMPLES, [0.0, 1e-3], [1e-3, 0.0])
-    ahead = np.column_stack([u + step[:, 0], v + step[:, 1], np.ones_like(u)]) @ homography.T
-    direction = ahead[:, :2] / ahead[:, 2:] - points
+    ones = np.ones_like(u)
+    return (np.column_stack([u, v, ones]),
+            np.column_stack([u + step[:, 0], v + step[:, 1], ones]))
+
+
+_UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+
+
+def _lattice_lines(quad: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return points along a face's lattice lines (k, 2) and each line's direction there."""
+    homography = cv2.getPerspectiveTransform(_UNIT_SQUARE, quad.astype(np.float32))
+    places, ahead = _lattice_places(n)
+    place = places @ homography.T
+    points = place[:, :2] / place[:, 2:]
+    further = ahead @ homography.T
+    direction = further[:, :2] / further[:, 2:] - points
     direction /= np.linalg.norm(direction, axis=1, keepdims=True).clip(1e-9)
     return points, direction
 
@@ -265,13 +278,18 @@ def fit_outline(work: np.ndarray, n: int) -> tuple[OutlineFit | None, str]:
     # coarse: every start (two ways of the arms) on a half-size copy; fine: the best one
     half = cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     coarse = _Edges(half, 5)
-    starts = []
+    # every start (each hexagon, its arms either way) scored as it is; the best few refined
+    unrefined = []
     for hexagon in hexagons:
         for first in (0, 1):
             params = np.concatenate([hexagon.mean(axis=0), hexagon.ravel()]) * 0.5
-            params, score = _stage(params, coarse, n, first, 0.12, 250)
-            log.debug("outline fit, arms from corner %d: coarse score %.2f", first, score)
-            starts.append((score, first, params))
+            unrefined.append((_score(params, coarse, n, first), first, params))
+    unrefined.sort(key=lambda start: -start[0])
+    starts = []
+    for _, first, params in unrefined[:_REFINED_STARTS]:
+        params, score = _stage(params, coarse, n, first, 0.12, 250)
+        log.debug("outline fit, arms from corner %d: coarse score %.2f", first, score)
+        starts.append((score, first, params))
     score, first, params = max(starts, key=lambda start: start[0])
     params, score = _stage(params, _Edges(half, 1), n, first, 0.04, 200)
     fine = _Edges(work, 3)
@@ -283,6 +301,7 @@ def fit_outline(work: np.ndarray, n: int) -> tuple[OutlineFit | None, str]:
 
 
 
+@lru_cache(maxsize=4)
 def _cell_samples(n: int) -> tuple[np.ndarray, int]:
     """Return sample places (k, 2) in the middle half of every cell of an n x n face but a
     3x3's centre (a coupling covers it), grouped by cell, and the places per cell."""
