@@ -45,7 +45,7 @@ _SEPARATION = np.radians(22)  # the three edge directions are at least this far 
 _SAMPLES = 16  # points sampled along each lattice line
 _REFINED_STARTS = 4  # outline starts refined on the coarse scale, the best as they stand
 _DISORDER_WEIGHT = 1.0  # edge strength (over typical) a cell-wide colour change is worth
-_AREA_SLACK = np.log(1.3)  # how far (a factor) the outline may grow or shrink while fitted
+_AREA_SLACK = float(np.log(1.3))  # the factor the outline may grow or shrink by
 
 
 @dataclass(frozen=True)
@@ -173,9 +173,8 @@ def _lattice_lines(quad: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     place = places @ homography.T
     points = place[:, :2] / place[:, 2:]
     further = ahead @ homography.T
-    direction = further[:, :2] / further[:, 2:] - points
-    direction /= np.linalg.norm(direction, axis=1, keepdims=True).clip(1e-9)
-    return points, direction
+    direction = np.asarray(further[:, :2] / further[:, 2:] - points, np.float64)
+    return points, direction / np.linalg.norm(direction, axis=1, keepdims=True).clip(1e-9)
 
 
 class _Edges:
@@ -239,7 +238,7 @@ def _stage(params: np.ndarray, edges: _Edges, n: int, first: int, reach: float,
 
     def cost(p: np.ndarray) -> float:
         # the outline may grow or shrink a little, not collapse onto clutter's edges
-        change = abs(np.log(max(_area(p[2:].reshape(6, 2)), 1e-6) / area))
+        change = abs(float(np.log(max(_area(p[2:].reshape(6, 2)), 1e-6) / area)))
         return -_score(p, edges, n, first) + 4.0 * max(0.0, change - _AREA_SLACK)
 
     result = minimize(cost, params, method="Nelder-Mead",
