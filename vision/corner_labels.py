@@ -17,10 +17,10 @@ from typing import Sequence
 
 import numpy as np
 
-from cubebot.solver.geometry import check_size, corner_facelets
+from cubebot.solver.geometry import check_size, corner_facelets, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 from cubebot.vision.corner_view import CornerView, find_corner_faces
-from cubebot.vision.errors import CornerNotFoundError, OptionError
+from cubebot.vision.errors import CornerNotFoundError, DoubtfulScanError, OptionError, ViewError
 from cubebot.vision.grid import Grid
 from cubebot.vision.multiview import CubeReading, Shot, read_shots
 from cubebot.vision.sampling import sample_stickers
@@ -169,15 +169,67 @@ def read_corner_photos(frames: Sequence[np.ndarray], size: int = 3, *, names: Se
 
     Raises:
         CornerNotFoundError: a photo's faces were not found or not named (naming the photo).
-        ViewError: the photos together miss a face (e.g. both show the same corner).
-        DoubtfulScanError: not one real cube with confidence (naming stickers and photo).
+        ViewError: the photos together miss a face (e.g. both show the same corner: take the
+            second from the opposite corner).
+        DoubtfulScanError: not one real cube with confidence (naming stickers and photo, and
+            how to take the photos again).
     """
     check_size(size)
     if len(frames) < 2:
         raise OptionError("give two photos of opposite corners: each shows three faces")
     labels = list(names) or [f"photo {k + 1}" for k in range(len(frames))]
     shots = [corner_shot(frame, name, size, scheme) for frame, name in zip(frames, labels)]
-    return read_shots(shots, size, profile=profile, scheme=scheme)
+    _check_photos_cover_the_cube(shots)
+    try:
+        return read_shots(shots, size, profile=profile, scheme=scheme)
+    except DoubtfulScanError as err:
+        raise _doubtful_photos(err) from err
+
+
+def _faces_named(letters: Sequence[str]) -> str:
+    """Return face letters as words for a message: "U, R and B"."""
+    ordered = sorted(letters, key=FACE_LETTERS.index)
+    return ", ".join(ordered[:-1]) + f" and {ordered[-1]}" if len(ordered) > 1 else ordered[0]
+
+
+def _check_photos_cover_the_cube(shots: Sequence[Shot]) -> None:
+    """Check that the photos together show all six faces.
+
+    Raises:
+        ViewError: a face is in no photo, saying which photos show which corner and from
+            where to take the next one.
+    """
+    seen = [set(shot.grids) for shot in shots]
+    missing = [f for f in FACE_LETTERS if not any(f in faces for faces in seen)]
+    if not missing:
+        return
+    first = seen[0]
+    opposite = _faces_named([FACE_LETTERS[(FACE_LETTERS.index(f) + 3) % 6] for f in first])
+    if all(faces == first for faces in seen):
+        both = "both photos" if len(seen) == 2 else f"all {len(seen)} photos"
+        raise ViewError(f"{both} show the corner of {_faces_named(sorted(first))}: take the "
+                        f"second from the opposite corner (the corner of {opposite})",
+                        cameras=[shot.name for shot in shots])
+    shown = "; ".join(f"{shot.name} shows {_faces_named(sorted(faces))}"
+                      for shot, faces in zip(shots, seen))
+    raise ViewError(f"no photo shows face(s) {_faces_named(missing)} ({shown}): take the photos "
+                    f"from opposite corners, e.g. the second from the corner of {opposite}",
+                    cameras=[shot.name for shot in shots])
+
+
+def _doubtful_photos(err: DoubtfulScanError) -> DoubtfulScanError:
+    """Return the classifier's doubt worded for hand-held photos (the same fields)."""
+    size = 3 if len(err.seen_by) == 54 else 2
+    names = ", ".join(f"{sticker_name(i, size)} ({err.cameras.get(i, 'hidden')})"
+                      for i in err.stickers)
+    why = f" ({err.__cause__})" if err.__cause__ is not None else ""
+    return DoubtfulScanError(
+        f"cannot read the cube with confidence: doubtful sticker(s) {names} -- take those "
+        f"photos again in even white light, without glare, the cube filling more of the "
+        f"frame{why}",
+        stickers=err.stickers, cameras=err.cameras, faces=err.faces, reading=err.reading,
+        confidence=err.confidence, camera_names=err.camera_names, seen_by=err.seen_by,
+        frames=err.frames)
 
 
 def corner_shot(frame: np.ndarray, name: str, size: int = 3, scheme: object = None) -> Shot:

@@ -15,7 +15,10 @@ hexagonal outline; each face is a 3x3 lattice of stickers in its own perspective
    Y junction), and the rest of their corners make the hexagonal outline.
 
 Only colours against the black plastic are used, never which colour, so a scrambled cube is
-found as well as a solved one. Every failure is a :class:`CornerNotFoundError` saying what was
+found as well as a solved one. Where no lattices are found (a stickerless cube: tiles meet
+with no black gap; couplings, glare, a wide lens), the faces are fitted to the cube's hexagonal
+outline and its edges instead (:mod:`cubebot.vision.corner_outline`); such faces count no
+stickers seen. Every failure is a :class:`CornerNotFoundError` saying what was
 seen and what to change (light, angle, background, distance).
 """
 
@@ -28,6 +31,7 @@ import cv2
 import numpy as np
 
 from cubebot.solver.geometry import check_size
+from cubebot.vision.corner_outline import fit_outline
 from cubebot.vision.errors import CornerNotFoundError, OptionError
 from cubebot.vision.grid import Grid, binary_views, grid_from_corners
 
@@ -42,6 +46,13 @@ _MAX_AREA = 0.03  # ... and at most this (the cube then nearly fills the frame)
 _STEP_TOLERANCE = 0.26  # how far (in lattice steps) a sticker may sit from its lattice point
 _SHAPE_TOLERANCE = 0.26  # largest sine of the angle between a face-mate's edges and one's own
 _MEET_TOLERANCE = 0.55  # how far (in sticker steps) two faces' shared corners may lie apart
+#: the outline's lattice lines must lie on edges this much stronger than the frame's typical
+#: edge (a frame of noise scores about 1), each face hold a share of the outline
+_MIN_OUTLINE_SCORE = 1.1
+#: ... and its cells lie each on one tile: colour inside a cell varies at most this much
+#: against the variation between cells (a lattice off the cube is near 1)
+_MAX_DISORDER = 0.4
+_MIN_FACE_SHARE = 0.12
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> float:
@@ -386,6 +397,58 @@ def find_corner_faces(frame: np.ndarray, size: int = 3, *, photo: str = "") -> C
     if int(work.max()) - int(work.min()) < 20:
         raise CornerNotFoundError("the frame is blank (almost one colour)",
                                   "uncover the lens, or let the camera start", photo=photo)
+    try:
+        view = _by_stickers(work, size, photo)
+    except CornerNotFoundError as err:
+        by_outline, why = _by_outline(work, size)
+        if by_outline is None:
+            raise CornerNotFoundError(f"{err.reason}; by its outline: {why}", err.advice,
+                                      faces_found=err.faces_found, photo=photo) from err
+        log.debug("no sticker lattices (%s); found by the outline and edges", err.reason)
+        view = by_outline
+    faces = tuple(CornerFace(face.corners / scale, face.stickers_seen) for face in view.faces)
+    log.debug("corner view: faces with %s stickers seen, junction at %s",
+              [f.stickers_seen for f in faces], view.junction / scale)
+    return CornerView((faces[0], faces[1], faces[2]), view.junction / scale, size)
+
+
+def _clockwise_view(quads: list[np.ndarray], junction: np.ndarray, seen: list[int],
+                    size: int) -> CornerView:
+    """Return the faces (each starting at the junction) ordered clockwise around it."""
+    centroids = np.array([q.mean(axis=0) for q in quads])
+    angles = np.arctan2(centroids[:, 1] - junction[1], centroids[:, 0] - junction[0])
+    order = np.argsort(angles)  # growing angle with y downwards: clockwise on screen
+    faces = tuple(CornerFace(quads[k], seen[k]) for k in order)
+    return CornerView((faces[0], faces[1], faces[2]), junction, size)
+
+
+def _by_outline(work: np.ndarray, size: int) -> tuple[CornerView | None, str]:
+    """Return the faces found by the cube's outline and edges (working pixels), or None and
+    what was seen when the fit does not lie on the frame's edges clearly enough."""
+    fit, why = fit_outline(work, size)
+    if fit is None:
+        return None, why
+    quads = fit.quads()
+    areas = [_signed_area(q) for q in quads]
+    whole = sum(areas)
+    if fit.score < _MIN_OUTLINE_SCORE:
+        return None, (f"the best hexagon's lattice lines lie on edges {fit.score:.2f} times as "
+                      f"strong as the frame's typical edge, a cube's need {_MIN_OUTLINE_SCORE}")
+    if fit.disorder > _MAX_DISORDER:
+        return None, (f"the best hexagon's cells are not each one tile (their colour varies "
+                      f"{fit.disorder:.2f} as much inside them as between them, a cube's at "
+                      f"most {_MAX_DISORDER})")
+    if min(areas) < _MIN_FACE_SHARE * whole:
+        return None, "one face of the best hexagon is a sliver"
+    return _clockwise_view(quads, fit.junction, [0, 0, 0], size), ""
+
+
+def _by_stickers(work: np.ndarray, size: int, photo: str) -> CornerView:
+    """Return the faces found as lattices of sticker-like quadrilaterals (working pixels).
+
+    Raises:
+        CornerNotFoundError: too few stickers, lattices, or faces that do not meet.
+    """
     stickers = _stickers(work)
     if len(stickers) < 12:
         raise CornerNotFoundError(
@@ -409,10 +472,4 @@ def find_corner_faces(frame: np.ndarray, size: int = 3, *, photo: str = "") -> C
             "cube, or turn the cube so a corner points at the camera", faces_found=3,
             photo=photo)
     ordered, junction = met
-    centroids = np.array([q.mean(axis=0) for q in ordered])
-    angles = np.arctan2(centroids[:, 1] - junction[1], centroids[:, 0] - junction[0])
-    order = np.argsort(angles)  # growing angle with y downwards: clockwise on screen
-    faces = tuple(CornerFace(ordered[k] / scale, lattices[k].score) for k in order)
-    log.debug("corner view: faces with %s stickers seen, junction at %s",
-              [f.stickers_seen for f in faces], junction / scale)
-    return CornerView((faces[0], faces[1], faces[2]), junction / scale, size)
+    return _clockwise_view(ordered, junction, [lattice.score for lattice in lattices], size)

@@ -1,7 +1,8 @@
 """Benchmark of corner views: a cube read from two frames that each show three faces.
 
 Run: ``python tests/benchmarks/bench_corner_views.py [--scans 500]
-[--conditions moderate,rig,harsh,glare] [--first-seed 7000] [--profile]`` (cubes ``first-seed``
+[--conditions moderate,rig,harsh,glare] [--first-seed 7000] [--profile] [--real-only]
+[--photos 20] [--mirrors /work/.mirror]`` (cubes ``first-seed``
 on; another range repeats the check on other cubes and other noise).
 
 Two ways, each over ``--scans`` virtual cubes per set of conditions (every other one through a
@@ -19,13 +20,19 @@ glare spots stay put) are where that matters. Each counts scans read right, refu
 percentile time from frames to facelets (drawing the frames is not timed). No colour profile,
 except in the row ``--profile`` adds: the calibrated rig reading with a profile learnt from the
 solved cube in the rig's own cameras under the same light (one per lens, other noise).
+
+A second table holds the real rows (``real_corner_rows.py``): faces found on a real robot's
+frames and on real photos, and how far from their labelled outlines; ``--real-only`` runs just
+those (about a minute).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -38,6 +45,9 @@ from cubebot.vision.errors import VisionError
 from cubebot.vision.in_place import RigCameraSet, scan_in_place
 from cubebot.vision.multiview import CubeReading, read_shots, sample_shots, shots_from_views
 from cubebot.vision.scene import CornerCamera, Lens, Pose
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.benchmarks.real_corner_rows import print_real_table, real_rows  # noqa: E402
 
 
 #: the cubes of scan ``k`` and its frames' noise: seed ``first + k`` and ``first - FIRST + k``
@@ -232,11 +242,20 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="add a row: the calibrated rig with a colour profile learnt from the "
                              "solved cube on the rig under the same light")
+    parser.add_argument("--real-only", action="store_true",
+                        help="only the real rows: faces found on real frames and photos")
+    parser.add_argument("--photos", type=int, default=20,
+                        help="phone photos of the labelled set to use (default 20)")
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
+                        help="folder of the public sets' git mirrors (owner+name/repo)")
     args = parser.parse_args()
-    rows: list[tuple[str, ...]] = []
-    for name in args.conditions.split(","):
-        rows += bench(args.scans, name, args.first_seed, args.profile)
-    print_table(rows)
+    if not args.real_only:
+        rows: list[tuple[str, ...]] = []
+        for name in args.conditions.split(","):
+            rows += bench(args.scans, name, args.first_seed, args.profile)
+        print_table(rows)
+        print()
+    print_real_table(real_rows(args.mirrors, args.photos))
 
 
 if __name__ == "__main__":

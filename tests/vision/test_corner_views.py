@@ -20,7 +20,7 @@ from cubebot.vision.corner_labels import (
     read_corner_photos,
 )
 from cubebot.vision.corner_view import find_corner_faces
-from cubebot.vision.errors import CornerNotFoundError, OptionError, VisionError
+from cubebot.vision.errors import CornerNotFoundError, OptionError, ViewError, VisionError
 from cubebot.vision.scene import CornerCamera, Lens, Pose
 
 
@@ -95,12 +95,29 @@ def test_two_hand_held_photos_of_opposite_corners_read_the_cube_in_either_order(
     assert right >= len(seeds) - 1
 
 
-def test_two_photos_of_the_same_corner_say_which_stickers_nobody_saw() -> None:
+def test_two_photos_of_the_same_corner_ask_for_the_opposite_corner() -> None:
     cube = Cube.random(3, 3)
     a, _ = _frame(cube, Pose.hand("URF"), 1, conditions=Conditions.moderate())
     b, _ = _frame(cube, Pose.hand("URF"), 2, conditions=Conditions.moderate())
-    with pytest.raises(VisionError, match="no camera sees sticker"):
-        read_corner_photos([a, b], 3, profile=False)
+    with pytest.raises(ViewError) as caught:
+        read_corner_photos([a, b], 3, profile=False, names=["a.jpg", "b.jpg"])
+    message = str(caught.value)
+    assert "both photos show the corner of U, R and F" in message
+    assert "take the second from the opposite corner (the corner of D, L and B)" in message
+    assert "camera" not in message and "rig model" not in message
+    c, _ = _frame(cube, Pose.hand("DLB"), 2, conditions=Conditions.moderate())
+    assert read_corner_photos([a, c], 3, profile=False).facelets == cube.facelets
+
+
+def test_photos_sharing_a_face_say_which_faces_no_photo_shows() -> None:
+    cube = Cube.random(3, 3)
+    a, _ = _frame(cube, Pose.hand("URF"), 1, conditions=Conditions.moderate())
+    b, _ = _frame(cube, Pose.hand("UBR"), 3, conditions=Conditions.moderate())
+    with pytest.raises(ViewError) as caught:
+        read_corner_photos([a, b], 3, profile=False, names=["a.jpg", "b.jpg"])
+    message = str(caught.value)
+    assert "no photo shows face(s) D and L" in message and "a.jpg shows" in message
+    assert "camera" not in message and "rig model" not in message
 
 
 def test_scan_corner_photos_on_the_command_line(tmp_path: Path,
