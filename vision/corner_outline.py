@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import minimize  # type: ignore[import-untyped]
 
 __all__ = ["OutlineFit", "fit_outline"]
 
