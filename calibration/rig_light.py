@@ -100,8 +100,9 @@ class RigLight:
             if camera is None:
                 continue
             key = f"{camera}/{sticker_name(index, size)}"
-            sample = (facelets[index], tuple(round(float(v), 3) for v in lab[index]))
-            kept = positions.get(key, ()) + (sample,)  # type: ignore[operator]
+            l_star, a_star, b_star = (round(float(v), 3) for v in lab[index])
+            sample: _Sample = (facelets[index], (l_star, a_star, b_star))
+            kept = positions.get(key, ()) + (sample,)
             positions[key] = kept[-KEPT_PER_POSITION:]
         return RigLight(self.scheme, positions, self.scans + 1)
 

@@ -79,11 +79,13 @@ class TerminalListener:
         older count of moves ``done`` of ``total``."""
         if self.quiet:
             return
+        turned = done
         if isinstance(done, StreamProgress):
-            done, total = done.moves_done, done.moves_total
+            turned, total = done.moves_done, done.moves_total
+        assert isinstance(turned, int)
         if self._bar is None:
             self._bar = Progress("turned", total, stream=sys.stdout).__enter__()
-        self._bar.update(done - self._bar.done)
+        self._bar.update(turned - self._bar.done)
 
 
 def _net(facelets: str) -> str:
