@@ -32,13 +32,13 @@ import numpy as np
 
 from cubebot.calibration.colour_space import linear_to_lab, srgb_to_linear
 from cubebot.calibration.errors import ProfileError
-from cubebot.calibration.profile import ColourProfile, config_dir
+from cubebot.calibration.profile import ColourProfile, ProfileLike, config_dir
 from cubebot.calibration.scheme import ColourScheme, SchemeLike, load_scheme
 from cubebot.solver.files import write_text_atomic
 from cubebot.solver.geometry import size_of_facelets, sticker_name
 from cubebot.solver.notation import FACE_LETTERS
 
-__all__ = ["RigLight", "rig_light_path", "RIG_LIGHT_FORMAT", "KEPT_PER_POSITION"]
+__all__ = ["RigLight", "rig_light_path", "scan_profile", "RIG_LIGHT_FORMAT", "KEPT_PER_POSITION"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,19 @@ def rig_light_path(rig: str) -> Path:
     """Return where the learnt light of the rig model named ``rig`` is kept."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(rig).stem) or "rig"
     return config_dir() / "rig-light" / f"{safe}.json"
+
+
+def scan_profile(profile: ProfileLike, light: Union[str, Path, None]) -> ProfileLike:
+    """Return the colour profile a scan of a rig's cameras reads with: ``profile`` where one is
+    chosen (a profile, a path, or False for none), else the rig's learnt light saved at
+    ``light`` once it has seen every colour, else None (the user's saved profile, if any).
+
+    Raises:
+        ProfileError: the learnt light's file is damaged (the message says to delete it).
+    """
+    if profile is not None or light is None or not Path(light).is_file():
+        return profile
+    return RigLight.load(light).profile()
 
 
 @dataclass(frozen=True)

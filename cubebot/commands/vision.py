@@ -7,7 +7,7 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -36,10 +36,13 @@ from cubebot.vision.sample_points import default_sample_points_path
 from cubebot.vision.scan import FaceScan
 from cubebot.vision.synthetic import CONDITION_NAMES
 
+if TYPE_CHECKING:  # the colour part is imported by the commands that read colours
+    from cubebot.calibration.profile import ProfileLike
+
 __all__ = ["register", "read_cube", "Scanned"]
 
 
-def _profile_choice(args: argparse.Namespace) -> object:
+def _profile_choice(args: argparse.Namespace) -> "ProfileLike":
     return False if args.no_profile else args.profile
 
 
@@ -172,18 +175,6 @@ def rig_frames(paths: list[str], views: tuple[Any, ...]) -> list[np.ndarray]:
     return frames
 
 
-def _rig_profile(args: argparse.Namespace) -> object:
-    """Return the colour profile of a rig's scan: one given (or none), else the rig's own
-    learnt light where it has learnt every colour, else the saved default."""
-    if args.no_profile or args.profile:
-        return _profile_choice(args)
-    from cubebot.calibration.rig_light import RigLight, rig_light_path
-
-    path = rig_light_path(args.rig)
-    learnt = RigLight.load(path).profile() if path.is_file() else None
-    return learnt if learnt is not None else None
-
-
 def _read_rig_frames(args: argparse.Namespace) -> Scanned:
     """Return the cube read from saved frames of a rig model's cameras, as an in-place scan
     reads it (``--frames`` with ``--rig``).
@@ -196,6 +187,7 @@ def _read_rig_frames(args: argparse.Namespace) -> Scanned:
     if not args.rig:
         raise UsageError("--frames reads a rig's cameras: give the rig model with --rig "
                          "MODEL.json (from `cubebot calibrate camera`)")
+    from cubebot.calibration.rig_light import rig_light_path, scan_profile
     from cubebot.robot import RigModel
     from cubebot.vision.in_place import unseen
     from cubebot.vision.multiview import read_shots, shots_from_views
@@ -214,7 +206,8 @@ def _read_rig_frames(args: argparse.Namespace) -> Scanned:
     if scheme is None and model.mounting is not None:
         scheme = list(model.mounting.colours)
     reading = read_shots(shots_from_views(frames, views, size), size,
-                         profile=_rig_profile(args), scheme=scheme)
+                         profile=scan_profile(_profile_choice(args), rig_light_path(args.rig)),
+                         scheme=scheme)
     cameras = {v.name: sum(1 for c in reading.cameras if c == v.name) for v in views}
     extra: dict[str, Any] = {"stickers_per_camera": cameras,
                              "hidden": [sticker_name(i, size) for i in unseen(views, size)]}

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, TypeVar
 
-from cubebot.calibration.profile import ProfileLike
-from cubebot.calibration.rig_light import RigLight
+from cubebot.calibration.rig_light import RigLight, scan_profile
 from cubebot.render import summary_image, write_image, write_net_png
 from cubebot.robot import ProtocolError, Rig, RigModel, rig_time
 from cubebot.run.errors import RunError
@@ -176,8 +175,9 @@ def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
         with ctx.motion():
             ctx.rig.stream([move])
 
+    profile = scan_profile(ctx.options.profile, ctx.options.rig_light)
     try:
-        return scan_with_rig_cameras(cameras, ctx.size, profile=_rig_scan_profile(ctx),
+        return scan_with_rig_cameras(cameras, ctx.size, profile=profile,
                                      turn=turn, faces=ctx.model.faces,
                                      mounting=ctx.model.mounting)
     except DoubtfulScanError as err:
@@ -186,16 +186,6 @@ def _scan_in_place(ctx: RunContext, cameras: RigCameraSet) -> ScanRecord:
             raise
         raise err.with_note("the frames it read: " + " ".join(str(p) for p in saved)
                             + "; read them again with `cubebot scan --rig MODEL --frames ...`")
-
-
-def _rig_scan_profile(ctx: RunContext) -> ProfileLike:
-    """Return the colour profile a scan of the rig's cameras reads with: the one the run was
-    given, else the rig's learnt light once it has seen every colour, else the saved one."""
-    path = ctx.options.rig_light
-    if ctx.options.profile is not None or path is None or not path.is_file():
-        return ctx.options.profile
-    learnt = RigLight.load(path).profile()
-    return learnt if learnt is not None else None
 
 
 def _learn_light(ctx: RunContext) -> str:
@@ -281,7 +271,8 @@ def _verify(ctx: RunContext) -> str:
     if ctx.rig_cameras is not None:
         try:
             again = scan_with_rig_cameras(ctx.rig_cameras, ctx.size,
-                                          profile=_rig_scan_profile(ctx),
+                                          profile=scan_profile(options.profile,
+                                                               options.rig_light),
                                           mounting=ctx.model.mounting)
         except DoubtfulScanError as err:  # the rig's own record still checks the cube
             log.warning("the re-scan by the rig's cameras is in doubt: %s", err)

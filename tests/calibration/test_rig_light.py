@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cubebot.calibration import ProfileError
-from cubebot.calibration.rig_light import KEPT_PER_POSITION, RigLight, rig_light_path
+from cubebot.calibration.rig_light import KEPT_PER_POSITION, RigLight, rig_light_path, scan_profile
 from cubebot.solver import Cube
 
 PAINT = {"U": (240, 240, 240), "R": (190, 20, 50), "F": (0, 150, 70), "D": (250, 210, 0),
@@ -88,3 +88,16 @@ def test_each_rig_model_has_its_own_place(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setenv("CUBEBOT_CONFIG_DIR", str(tmp_path))
     assert rig_light_path("six-motor") == tmp_path / "rig-light" / "six-motor.json"
     assert rig_light_path("/home/me/rigs/my rig.json").name == "my_rig.json"
+
+
+def test_a_scan_reads_with_the_profile_chosen_else_the_learnt_light(tmp_path: Path) -> None:
+    path = tmp_path / "rig.json"
+    assert scan_profile(None, path) is None  # nothing learnt yet: the saved default
+    light = RigLight.empty()
+    for seed in range(2):
+        light = light.learn(*_scan(seed))
+    light.save(path)
+    learnt = scan_profile(None, path)
+    assert learnt is not None and learnt.scans == 2
+    assert scan_profile(False, path) is False  # none asked for: none
+    assert scan_profile("mine.json", path) == "mine.json"
